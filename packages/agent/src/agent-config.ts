@@ -1,0 +1,52 @@
+import type { BuiltinToolsConfig } from "./builtin-tools/register.js";
+import type { AgentCallbacks } from "./loop/callbacks.js";
+import type { LoopBudget } from "./loop/budget.js";
+import type { ModelBinding } from "./loop/model-call.js";
+import type { CompressMessages, RetryPolicy } from "./loop/resilient-call.js";
+import type { AgentMetrics } from "./observability/agent-metrics.js";
+import type { Logger } from "./observability/logger.js";
+import type { Tracer } from "./observability/tracer.js";
+import type { ToolRegistry } from "./tools/registry.js";
+
+/** Configuration of a HermesAgent (seed 000, appendix A). Only `model` is required. */
+export interface HermesAgentConfig {
+  model: ModelBinding;
+  /** Used for the rest of a run when the primary model fails in a way a different model may not (see the error hints). */
+  fallbackModel?: ModelBinding;
+
+  /** Registry to use; built-in tools are added to it. A new one is made when absent. */
+  tools?: ToolRegistry;
+  /** Built-in tool selection and their confinement; false registers none. */
+  builtinTools?: BuiltinToolsConfig | false;
+
+  /** Layer 1 of the system prompt (who the agent is). */
+  identity?: string;
+  /** Layer 2: the operator's own instructions. */
+  systemPrompt?: string;
+  /** Folder searched for HERMES.md / AGENTS.md / CLAUDE.md / .cursorrules (usually the workspace). */
+  contextDir?: string;
+  /** A context file that looks like a prompt injection is left out ("block", default) or only logged ("warn"). */
+  contextFileMode?: "block" | "warn";
+  /** Layer 5: fenced memory block provider (the memory subsystem supplies it). */
+  memoryBlock?: () => string | Promise<string>;
+
+  /** Per-session scratch folders (oversized tool output) live under `<stateDir>/sessions/<id>/`. */
+  stateDir?: string;
+  budget?: Partial<LoopBudget>;
+  retry?: Partial<RetryPolicy>;
+  /** Default per-call tool timeout in ms (a tool may set its own). */
+  toolTimeoutMs?: number;
+  resultBudget?: { defaultMaxChars?: number; perTurnMaxChars?: number; previewChars?: number };
+  /** Called on context overflow with the transcript; returns a shorter one or null. */
+  compress?: CompressMessages;
+
+  callbacks?: AgentCallbacks;
+  tracer?: Tracer;
+  metrics?: AgentMetrics;
+  logger?: Logger;
+
+  /** Injected for tests: clock, sleep used for backoff, and the jitter source. */
+  now?: () => number;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  random?: () => number;
+}

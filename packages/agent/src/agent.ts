@@ -1,0 +1,192 @@
+import { randomUUID } from "node:crypto";
+import os from "node:os";
+import path from "node:path";
+import type { Message, UserMessage } from "@mariozechner/pi-ai";
+import type { HermesAgentConfig } from "./agent-config.js";
+import { registerBuiltinTools } from "./builtin-tools/register.js";
+import { BudgetTracker } from "./loop/budget.js";
+import { invokeSafely, invokeSafelySync, type AgentCallbacks } from "./loop/callbacks.js";
+import { DEFAULT_RETRY_POLICY, type ModelState } from "./loop/resilient-call.js";
+import type { HermesAgentResult } from "./loop/result.js";
+import { runAgentLoop } from "./loop/run-loop.js";
+import { abortableSleep } from "./loop/sleep.js";
+import { CostTracker } from "./observability/cost.js";
+import { silentLogger, type Logger } from "./observability/logger.js";
+import { noopTracer } from "./observability/tracer.js";
+import { SystemPromptBuilder } from "./prompt/builder.js";
+import { ToolRegistry } from "./tools/registry.js";
+import { DEFAULT_RESULT_BUDGET } from "./tools/result-budget.js";
+
+export interface RunOptions {
+  /** The transcript so far (what the store holds for this session). */
+  history?: readonly Message[];
+  sessionId?: string;
+  signal?: AbortSignal;
+  /** Observers for this run only; they run in addition to the configured ones. */
+  callbacks?: AgentCallbacks;
+  /** Chat platform of this turn (telegram, discord, slack, console) for formatting guidance. */
+  chatPlatform?: string;
+}
+
+const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+
+/** The agent core: builds the prompt, runs the tool-calling loop and reports what happened. Holds no chat state. */
+export class HermesAgent {
+  readonly tools: ToolRegistry;
+  private readonly config: HermesAgentConfig;
+  private readonly logger: Logger;
+  private readonly prompt: SystemPromptBuilder;
+  private readonly now: () => number;
+
+  private constructor(config: HermesAgentConfig, tools: ToolRegistry) {
+    this.config = config;
+    this.tools = tools;
+    this.logger = config.logger ?? silentLogger;
+    this.now = config.now ?? Date.now;
+    this.prompt = new SystemPromptBuilder({
+      identity: config.identity,
+      customPrompt: config.systemPrompt,
+      contextDir: config.contextDir,
+      onThreat: config.contextFileMode ?? "block",
+      logger: this.logger,
+      now: () => new Date(this.now()),
+    });
+  }
+
+  /** Creates an agent, registering the enabled built-in tools. Throws on invalid tool configuration. */
+  static async create(config: HermesAgentConfig): Promise<HermesAgent> {
+    const tools = config.tools ?? new ToolRegistry({ logger: config.logger });
+    if (config.builtinTools !== false) {
+      const stateDir = stateDirOf(config);
+      const builtin = config.builtinTools ?? {};
+      const registered = await registerBuiltinTools(tools, {
+        ...builtin,
+        readOnlyRoots: [...(builtin.readOnlyRoots ?? []), path.join(stateDir, "sessions")],
+      });
+      if (!registered.ok) throw new Error(`Invalid built-in tool configuration: ${registered.error}`);
+    }
+    return new HermesAgent(config, tools);
+  }
+
+  /** The system prompt this agent would send now (tools available, memory, context file, date, platform). */
+  async systemPrompt(chatPlatform?: string): Promise<string> {
+    const tools = await this.tools.available();
+    const memoryBlock = await this.memoryBlock();
+    const built = await this.prompt.build({ tools: tools.map((t) => ({ name: t.name, guidance: t.guidance })), memoryBlock, chatPlatform });
+    return built.prompt;
+  }
+
+  async run(input: string | UserMessage["content"], options: RunOptions = {}): Promise<HermesAgentResult> {
+    const sessionId = options.sessionId ?? randomUUID();
+    const signal = options.signal ?? new AbortController().signal;
+    const tracer = this.config.tracer ?? noopTracer;
+    const trace = tracer.startTrace("agent_run", { session_id: sessionId });
+    const logger = this.logger.child({ sessionId });
+    const cost = new CostTracker();
+    const started = this.now();
+
+    const tools = await this.tools.available();
+    const memoryBlock = await this.memoryBlock();
+    const built = await this.prompt.build({ tools: tools.map((t) => ({ name: t.name, guidance: t.guidance })), memoryBlock, chatPlatform: options.chatPlatform });
+    const state: ModelState = { binding: this.config.model, authFailures: 0 };
+    const userMessage: UserMessage = { role: "user", content: input, timestamp: this.now() };
+    const prior = [...(options.history ?? [])];
+
+    const budget = new BudgetTracker(this.config.budget, this.now);
+    const outcome = await runAgentLoop(prior, userMessage, {
+      state,
+      fallback: this.config.fallbackModel,
+      systemPrompt: built.prompt,
+      tools,
+      budget,
+      retry: { ...DEFAULT_RETRY_POLICY, ...this.config.retry },
+      logger,
+      callbacks: mergeCallbacks(this.config.callbacks, options.callbacks, logger),
+      signal,
+      sessionId,
+      sleep: this.config.sleep ?? abortableSleep,
+      random: this.config.random,
+      compress: this.config.compress,
+      trace,
+      metrics: this.config.metrics,
+      cost,
+      defaultToolTimeoutMs: this.config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+      resultBudget: {
+        ...DEFAULT_RESULT_BUDGET,
+        ...this.config.resultBudget,
+        spillDir: path.join(stateDirOf(this.config), "sessions", safeSegment(sessionId), "tool-results"),
+      },
+      now: this.now,
+    });
+
+    const durationMs = this.now() - started;
+    this.config.metrics?.duration.observe(durationMs / 1000);
+    const usage = cost.totals();
+    trace.root.setAttributes({
+      stop_reason: outcome.stopReason,
+      steps: budget.steps,
+      input_tokens: usage.input,
+      output_tokens: usage.output,
+      cost_usd: usage.costUsd,
+    });
+    if (outcome.error) trace.root.recordError(`${outcome.error.errorClass}: ${outcome.error.message}`);
+    const record = trace.end();
+    logger.info("agent run finished", { stopReason: outcome.stopReason, durationMs, costUsd: usage.costUsd, model: state.binding.model.id });
+
+    return {
+      text: outcome.text,
+      stopReason: outcome.stopReason,
+      newMessages: outcome.history.slice(outcome.newFrom),
+      history: outcome.history,
+      compacted: outcome.compacted,
+      steps: budget.steps,
+      usage,
+      error: outcome.error,
+      model: { provider: state.binding.model.provider, id: state.binding.model.id },
+      trace: record,
+    };
+  }
+
+  private async memoryBlock(): Promise<string | undefined> {
+    if (!this.config.memoryBlock) return undefined;
+    try {
+      return await this.config.memoryBlock();
+    } catch (error) {
+      this.logger.warn("memory block provider failed; prompt built without memory", { error: error instanceof Error ? error.message : String(error) });
+      return undefined;
+    }
+  }
+}
+
+function stateDirOf(config: HermesAgentConfig): string {
+  return config.stateDir ?? path.join(os.tmpdir(), "hermes-agent");
+}
+
+function safeSegment(id: string): string {
+  const cleaned = id.replace(/[^a-zA-Z0-9_.-]/g, "_").replace(/^\.+/, "_").slice(0, 120);
+  return cleaned.length > 0 ? cleaned : "session";
+}
+
+/** Configured observers first, then the run's own; each is isolated so one failing does not silence the other. */
+function mergeCallbacks(a: AgentCallbacks | undefined, b: AgentCallbacks | undefined, logger: Logger): AgentCallbacks {
+  if (!a) return b ?? {};
+  if (!b) return a;
+  const sync = (name: string, fns: Array<(() => void) | undefined>): void => {
+    for (const fn of fns) invokeSafelySync(logger, name, fn);
+  };
+  return {
+    onTextDelta: (delta, info) => sync("onTextDelta", [a.onTextDelta && (() => a.onTextDelta?.(delta, info)), b.onTextDelta && (() => b.onTextDelta?.(delta, info))]),
+    onStatus: (event) => sync("onStatus", [a.onStatus && (() => a.onStatus?.(event)), b.onStatus && (() => b.onStatus?.(event))]),
+    onToolStart: async (event) =>
+      (await invokeSafely(logger, "onToolStart", a.onToolStart && (() => a.onToolStart?.(event)))) ??
+      (await invokeSafely(logger, "onToolStart", b.onToolStart && (() => b.onToolStart?.(event)))),
+    onToolEnd: async (event) => {
+      await invokeSafely(logger, "onToolEnd", a.onToolEnd && (() => a.onToolEnd?.(event)));
+      await invokeSafely(logger, "onToolEnd", b.onToolEnd && (() => b.onToolEnd?.(event)));
+    },
+    onStep: async (event) => {
+      await invokeSafely(logger, "onStep", a.onStep && (() => a.onStep?.(event)));
+      await invokeSafely(logger, "onStep", b.onStep && (() => b.onStep?.(event)));
+    },
+  };
+}

@@ -1,0 +1,35 @@
+export { HermesAgent, type RunOptions } from "./agent.js";
+export type { HermesAgentConfig } from "./agent-config.js";
+export type { HermesAgentResult, RunStopReason } from "./loop/result.js";
+export { assistantText } from "./loop/result.js";
+export { DEFAULT_LOOP_BUDGET, type LoopBudget } from "./loop/budget.js";
+export type { AgentCallbacks, StatusEvent, StepEvent, ToolCallStatus, ToolEndEvent, ToolGate, ToolStartEvent } from "./loop/callbacks.js";
+export type { ModelBinding } from "./loop/model-call.js";
+export { DEFAULT_RETRY_POLICY, type CompressMessages, type RetryPolicy } from "./loop/resilient-call.js";
+export { resolveModel, DEFAULT_CUSTOM_CONTEXT_WINDOW, type ModelRequest, type ModelResolution } from "./models/resolve.js";
+
+export { ToolRegistry, toModelTools } from "./tools/registry.js";
+export { defineTool, type AnyToolDefinition, type ConcurrencyClass, type ToolContext, type ToolDefinition, type ToolResult } from "./tools/types.js";
+export {
+  BUILTIN_TOOL_NAMES,
+  DEFAULT_SAFE_TOOLS,
+  isBuiltinToolName,
+  registerBuiltinTools,
+  type BuiltinToolName,
+  type BuiltinToolsConfig,
+} from "./builtin-tools/register.js";
+export type { SearchBackend } from "./builtin-tools/web-search.js";
+
+export { repairHistory, type RepairNote } from "./history/repair.js";
+export { classifyProviderError, type ClassifiedError, type ErrorRecoveryHint, type ProviderErrorClass } from "./errors/classify.js";
+export { redactSecrets } from "./errors/redact.js";
+
+export { scanContextContent, type ScanFinding } from "./prompt/injection-scan.js";
+export { PLATFORM_HINTS } from "./prompt/platform-hints.js";
+
+export * from "./observability/logger.js";
+export { createTracer, noopTracer, type Span, type Trace, type TraceRecord, type Tracer } from "./observability/tracer.js";
+export { createMetricsRegistry, type MetricsRegistry } from "./observability/metrics.js";
+export { PROMETHEUS_CONTENT_TYPE } from "./observability/prometheus.js";
+export { createAgentMetrics, type AgentMetrics } from "./observability/agent-metrics.js";
+export { CostTracker, emptyUsageTotals, type UsageTotals } from "./observability/cost.js";

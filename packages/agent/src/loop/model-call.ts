@@ -1,0 +1,63 @@
+import { stream, type Api, type AssistantMessage, type Context, type Model } from "@mariozechner/pi-ai";
+import { withResponseCapture, type CapturedResponse } from "./http-capture.js";
+
+/** A model together with the credentials used to reach it. */
+export interface ModelBinding {
+  model: Model<Api>;
+  apiKey?: string;
+  /** Extra provider options passed through to pi-ai (e.g. temperature, maxTokens). */
+  temperature?: number;
+  maxTokens?: number;
+}
+
+export interface ModelCallResult {
+  message: AssistantMessage;
+  /** The HTTP response that ended the call, when the provider spoke HTTP (status, Retry-After, …). */
+  response?: CapturedResponse;
+}
+
+/**
+ * One streamed LLM call. Provider failures come back as `stopReason: "error"` (pi-ai never throws for them); the SDK's
+ * own retries are off so retry, backoff and fallback are decided in one place above this.
+ */
+export async function callModel(
+  binding: ModelBinding,
+  context: Context,
+  options: { signal: AbortSignal; sessionId?: string; onTextDelta?: (delta: string) => void; timeoutMs?: number },
+): Promise<ModelCallResult> {
+  const { value, response } = await withResponseCapture(async () => {
+    try {
+      const events = stream(binding.model, context, {
+        apiKey: binding.apiKey,
+        signal: options.signal,
+        sessionId: options.sessionId,
+        maxRetries: 0,
+        temperature: binding.temperature,
+        maxTokens: binding.maxTokens,
+        timeoutMs: options.timeoutMs,
+      });
+      for await (const event of events) {
+        if (event.type === "text_delta") options.onTextDelta?.(event.delta);
+      }
+      return await events.result();
+    } catch (error) {
+      // A provider adapter that throws synchronously (e.g. a missing key) is still a provider failure, not a bug here.
+      return failedMessage(binding.model, error instanceof Error ? error.message : String(error), options.signal.aborted);
+    }
+  });
+  return { message: value, response };
+}
+
+function failedMessage(model: Model<Api>, errorMessage: string, aborted: boolean): AssistantMessage {
+  return {
+    role: "assistant",
+    content: [],
+    api: model.api,
+    provider: model.provider,
+    model: model.id,
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    stopReason: aborted ? "aborted" : "error",
+    errorMessage,
+    timestamp: Date.now(),
+  };
+}

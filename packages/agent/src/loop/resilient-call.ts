@@ -1,0 +1,164 @@
+import type { AssistantMessage, Context, Message } from "@mariozechner/pi-ai";
+import { classifyProviderError, type ClassifiedError } from "../errors/classify.js";
+import { jitteredBackoffMs } from "../errors/backoff.js";
+import type { Logger } from "../observability/logger.js";
+import type { Span } from "../observability/tracer.js";
+import type { BudgetTracker } from "./budget.js";
+import { invokeSafelySync, type AgentCallbacks } from "./callbacks.js";
+import { callModel, type ModelBinding } from "./model-call.js";
+
+export interface RetryPolicy {
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A provider asking us to wait longer than this is treated as exhausted (fallback or error) instead of waited on. */
+  maxRetryAfterMs: number;
+  /** Per-request timeout handed to the provider SDK. */
+  requestTimeoutMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  baseDelayMs: 1_000,
+  maxDelayMs: 30_000,
+  maxRetryAfterMs: 120_000,
+  requestTimeoutMs: 300_000,
+};
+
+/** Rewrites the transcript to fit the context window; null when it could not. Supplied by the memory/compression layer. */
+export type CompressMessages = (
+  messages: Message[],
+  info: { reason: "overflow"; signal: AbortSignal },
+) => Promise<Message[] | null>;
+
+export interface RecoveryDeps {
+  fallback?: ModelBinding;
+  budget: BudgetTracker;
+  retry: RetryPolicy;
+  logger: Logger;
+  callbacks: AgentCallbacks;
+  signal: AbortSignal;
+  sessionId: string;
+  step: number;
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  random?: () => number;
+  compress?: CompressMessages;
+  startSpan: (name: string, attributes: Record<string, string | number | boolean>) => Span;
+  onAttempt: (message: AssistantMessage, binding: ModelBinding) => void;
+}
+
+/** Mutable per-run state: once the fallback model is taken, the rest of the run stays on it. */
+export interface ModelState {
+  binding: ModelBinding;
+  authFailures: number;
+}
+
+export type RecoveredCall =
+  | { ok: true; message: AssistantMessage; messages: Message[]; compacted: boolean }
+  | { ok: false; code: "ABORT" }
+  | { ok: false; code: "API_ERROR" | "CONTEXT_OVERFLOW"; error: ClassifiedError; messages: Message[]; compacted: boolean };
+
+/**
+ * One logical model call with recovery: classify each failure, back off (honouring Retry-After) while it is worth it,
+ * compress on context overflow, switch to the fallback model when the hint says so, and give up with a classified error.
+ */
+export async function callWithRecovery(
+  state: ModelState,
+  initialMessages: Message[],
+  buildContext: (messages: Message[]) => Context,
+  deps: RecoveryDeps,
+): Promise<RecoveredCall> {
+  let messages = initialMessages;
+  let compacted = false;
+  let attempts = 0;
+
+  for (;;) {
+    attempts += 1;
+    const span = deps.startSpan("llm_call", {
+      step: deps.step,
+      attempt: attempts,
+      provider: state.binding.model.provider,
+      model: state.binding.model.id,
+    });
+    const { message, response } = await callModel(state.binding, buildContext(messages), {
+      signal: deps.signal,
+      sessionId: deps.sessionId,
+      timeoutMs: deps.retry.requestTimeoutMs,
+      onTextDelta: (delta) => invokeSafelySync(deps.logger, "onTextDelta", deps.callbacks.onTextDelta && (() => deps.callbacks.onTextDelta?.(delta, { step: deps.step }))),
+    });
+    deps.onAttempt(message, state.binding);
+    span.setAttributes({ stop_reason: message.stopReason, input_tokens: message.usage.input, output_tokens: message.usage.output });
+
+    if (deps.signal.aborted || message.stopReason === "aborted") {
+      span.recordError("aborted");
+      span.end();
+      return { ok: false, code: "ABORT" };
+    }
+    if (message.stopReason !== "error") {
+      span.end();
+      return { ok: true, message, messages, compacted };
+    }
+
+    const failure = classifyProviderError({
+      message: message.errorMessage ?? "unknown provider error",
+      status: response && response.status >= 400 ? response.status : undefined,
+      headers: response && response.status >= 400 ? response.headers : undefined,
+      previousAuthFailures: state.authFailures,
+      knownSecrets: [state.binding.apiKey, deps.fallback?.apiKey].filter((k): k is string => typeof k === "string"),
+    });
+    span.setAttributes({ error_class: failure.errorClass, status: failure.status ?? 0 });
+    span.recordError(failure.message);
+    span.end();
+    if (failure.errorClass === "auth" || failure.errorClass === "auth_permanent") state.authFailures += 1;
+    deps.logger.warn("model call failed", {
+      provider: state.binding.model.provider,
+      model: state.binding.model.id,
+      attempt: attempts,
+      errorClass: failure.errorClass,
+      status: failure.status,
+      error: failure.message,
+    });
+
+    if (failure.hint.shouldCompress) {
+      if (deps.compress && deps.budget.tryConsumeCompaction()) {
+        notify(deps, { kind: "compression", message: "Context too large for the model; compressing the conversation.", details: { errorClass: failure.errorClass } });
+        const compressed = await deps.compress(messages, { reason: "overflow", signal: deps.signal });
+        if (compressed) {
+          messages = compressed;
+          compacted = true;
+          attempts = 0;
+          continue;
+        }
+      }
+      return { ok: false, code: "CONTEXT_OVERFLOW", error: failure, messages, compacted };
+    }
+
+    const retryAfter = failure.retryAfterMs;
+    const waitTooLong = retryAfter !== undefined && retryAfter > deps.retry.maxRetryAfterMs;
+    if (failure.hint.retryable && attempts < deps.budget.limits.maxModelAttempts && !waitTooLong) {
+      const backoff = jitteredBackoffMs(attempts, { baseDelayMs: deps.retry.baseDelayMs, maxDelayMs: deps.retry.maxDelayMs, random: deps.random });
+      const delayMs = Math.max(backoff, retryAfter ?? 0);
+      notify(deps, { kind: "retry", message: `Model call failed (${failure.errorClass}); retrying in ${Math.round(delayMs)} ms.`, details: { attempt: attempts, delayMs, errorClass: failure.errorClass, retryAfterMs: retryAfter } });
+      await deps.sleep(delayMs, deps.signal);
+      if (deps.signal.aborted) return { ok: false, code: "ABORT" };
+      continue;
+    }
+
+    const canFallBack = deps.fallback !== undefined && state.binding !== deps.fallback;
+    if (canFallBack && (failure.hint.shouldFallback || failure.hint.retryable) && deps.fallback) {
+      notify(deps, {
+        kind: "fallback",
+        message: `Switching to the fallback model ${deps.fallback.model.provider}/${deps.fallback.model.id} after ${failure.errorClass}.`,
+        details: { from: `${state.binding.model.provider}/${state.binding.model.id}`, errorClass: failure.errorClass },
+      });
+      deps.logger.warn("switching to fallback model", { errorClass: failure.errorClass, fallback: deps.fallback.model.id });
+      state.binding = deps.fallback;
+      state.authFailures = 0;
+      attempts = 0;
+      continue;
+    }
+    return { ok: false, code: "API_ERROR", error: failure, messages, compacted };
+  }
+}
+
+function notify(deps: RecoveryDeps, event: Parameters<NonNullable<AgentCallbacks["onStatus"]>>[0]): void {
+  invokeSafelySync(deps.logger, "onStatus", deps.callbacks.onStatus && (() => deps.callbacks.onStatus?.(event)));
+}

@@ -1,0 +1,176 @@
+import type { AssistantMessage, Context, Message, ToolCall, UserMessage } from "@mariozechner/pi-ai";
+import { repairArguments } from "../history/json-args.js";
+import { repairHistory } from "../history/repair.js";
+import type { AgentMetrics } from "../observability/agent-metrics.js";
+import type { CostTracker } from "../observability/cost.js";
+import type { Logger } from "../observability/logger.js";
+import type { Trace } from "../observability/tracer.js";
+import { executeToolCalls } from "../tools/executor.js";
+import { toModelTools } from "../tools/registry.js";
+import type { ResultBudgetOptions } from "../tools/result-budget.js";
+import type { AnyToolDefinition } from "../tools/types.js";
+import type { BudgetTracker } from "./budget.js";
+import { invokeSafely, invokeSafelySync, type AgentCallbacks, type StatusEvent } from "./callbacks.js";
+import { runGraceCall } from "./grace.js";
+import type { ModelBinding } from "./model-call.js";
+import { callWithRecovery, type CompressMessages, type ModelState, type RetryPolicy } from "./resilient-call.js";
+import { assistantText, type RunStopReason } from "./result.js";
+import type { ClassifiedError } from "../errors/classify.js";
+
+export interface LoopDeps {
+  state: ModelState;
+  fallback?: ModelBinding;
+  systemPrompt: string;
+  tools: readonly AnyToolDefinition[];
+  budget: BudgetTracker;
+  retry: RetryPolicy;
+  logger: Logger;
+  callbacks: AgentCallbacks;
+  signal: AbortSignal;
+  sessionId: string;
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  random?: () => number;
+  compress?: CompressMessages;
+  trace: Trace;
+  metrics?: AgentMetrics;
+  cost: CostTracker;
+  defaultToolTimeoutMs: number;
+  resultBudget: ResultBudgetOptions;
+  now: () => number;
+}
+
+export interface LoopOutcome {
+  text: string;
+  stopReason: RunStopReason;
+  history: Message[];
+  /** Index in `history` where this run's messages start (0 after a compaction moved everything). */
+  newFrom: number;
+  compacted: boolean;
+  error?: ClassifiedError;
+}
+
+const EMPTY_REPLY_NUDGE = "[Your previous reply was empty. Answer the last user message now, or call a tool.]";
+
+/** The tool-calling loop of seed 000 §3: model call → tool calls → execution → repeat until a final answer. */
+export async function runAgentLoop(prior: readonly Message[], input: UserMessage, deps: LoopDeps): Promise<LoopOutcome> {
+  let history: Message[] = [...prior, input];
+  let newFrom = prior.length;
+  let compacted = false;
+  let nudge: string | undefined;
+  const toolsByName = new Map(deps.tools.map((tool) => [tool.name, tool]));
+  const modelTools = toModelTools(deps.tools);
+
+  const buildContext = (messages: Message[]): Context => {
+    const withNudge: Message[] = nudge ? [...messages, { role: "user", content: nudge, timestamp: deps.now() }] : messages;
+    return { systemPrompt: deps.systemPrompt, messages: withNudge, ...(modelTools.length > 0 ? { tools: modelTools } : {}) };
+  };
+  const outcome = (stopReason: RunStopReason, text: string, error?: ClassifiedError): LoopOutcome =>
+    ({ text, stopReason, history, newFrom, compacted, error });
+
+  for (;;) {
+    if (deps.signal.aborted) return outcome("ABORT", "Stopped.");
+    if (deps.budget.wallTimeExceeded()) {
+      const minutes = Math.round(deps.budget.limits.maxWallTimeMs / 60_000);
+      return outcome("WALL_TIME_EXCEEDED", `I ran out of time for this request (limit ${minutes} min) before finishing. Ask me to continue if you want me to pick up where I stopped.`);
+    }
+    if (deps.budget.stepsExhausted()) {
+      const grace = await runGraceCall(history, deps);
+      if (grace.message) history = [...history, grace.message];
+      return outcome("MAX_ITERATIONS_EXCEEDED", grace.text);
+    }
+
+    const step = deps.budget.consumeStep();
+    deps.metrics?.iterations.inc();
+    const repaired = repairHistory(history, deps.now);
+    if (repaired.notes.length > 0) {
+      deps.logger.info("history repaired before model call", { repairs: repaired.notes.map((n) => n.kind) });
+      notify(deps, { kind: "history_repair", message: `Repaired ${repaired.notes.length} protocol problem(s) in the transcript.`, details: { notes: repaired.notes } });
+      history = repaired.messages;
+    }
+
+    const call = await callWithRecovery(deps.state, history, buildContext, {
+      ...deps,
+      step,
+      startSpan: (name, attributes) => deps.trace.startSpan(name, attributes),
+      onAttempt: (message, binding) => recordAttempt(deps, message, binding),
+    });
+    nudge = undefined;
+    if (!call.ok && call.code === "ABORT") return outcome("ABORT", "Stopped.");
+    if (call.compacted) {
+      history = call.messages;
+      newFrom = 0;
+      compacted = true;
+    }
+    if (!call.ok) return outcome(call.code, call.error.userMessage, call.error);
+
+    const message = repairToolCalls(call.message, deps.logger);
+    const toolCalls = message.content.filter((block): block is ToolCall => block.type === "toolCall");
+    const text = assistantText(message);
+
+    if (toolCalls.length === 0 && text.length === 0) {
+      notify(deps, { kind: "empty_response", message: "The model returned an empty reply; asking again." });
+      deps.logger.warn("empty model reply", { step, stopReason: message.stopReason });
+      if (deps.budget.stepsExhausted()) continue;
+      nudge = EMPTY_REPLY_NUDGE;
+      continue;
+    }
+    history = [...history, message];
+    if (toolCalls.length === 0) {
+      await stepDone(deps, step, text, [], message);
+      return outcome("completed", text);
+    }
+
+    const executed = await executeToolCalls(toolCalls, {
+      step,
+      tools: toolsByName,
+      signal: deps.signal,
+      sessionId: deps.sessionId,
+      logger: deps.logger,
+      defaultTimeoutMs: deps.defaultToolTimeoutMs,
+      budget: deps.budget,
+      callbacks: deps.callbacks,
+      resultBudget: deps.resultBudget,
+      startSpan: (name, attributes) => deps.trace.startSpan(name, attributes),
+      now: deps.now,
+    });
+    for (const result of executed) {
+      deps.metrics?.toolCalls.inc(1, { tool: result.call.name });
+      if (result.message.isError) deps.metrics?.toolErrors.inc(1, { tool: result.call.name });
+    }
+    history = [...history, ...executed.map((result) => result.message)];
+    await stepDone(deps, step, text, toolCalls, message);
+  }
+}
+
+function recordAttempt(deps: LoopDeps, message: AssistantMessage, binding: ModelBinding): void {
+  deps.cost.add(message.usage, { provider: binding.model.provider, id: binding.model.id });
+  deps.metrics?.llmCalls.inc(1, { provider: binding.model.provider, model: binding.model.id });
+  deps.metrics?.tokensInput.inc(message.usage.input);
+  deps.metrics?.tokensOutput.inc(message.usage.output);
+  deps.metrics?.cost.inc(message.usage.cost.total);
+}
+
+/** Double-encoded or trailing-comma arguments have one reading; fix them before validation sees them. */
+function repairToolCalls(message: AssistantMessage, logger: Logger): AssistantMessage {
+  let changed = false;
+  const content = message.content.map((block) => {
+    if (block.type !== "toolCall") return block;
+    const repaired = repairArguments(block.arguments as unknown);
+    if (repaired.ok && repaired.repaired) {
+      changed = true;
+      logger.info("repaired tool-call arguments", { tool: block.name, toolCallId: block.id });
+      return { ...block, arguments: repaired.value };
+    }
+    return block;
+  });
+  return changed ? { ...message, content } : message;
+}
+
+async function stepDone(deps: LoopDeps, step: number, text: string, calls: ToolCall[], message: AssistantMessage): Promise<void> {
+  await invokeSafely(deps.logger, "onStep", deps.callbacks.onStep && (() =>
+    deps.callbacks.onStep?.({ step, text, toolCalls: calls.map((c) => ({ id: c.id, name: c.name })), usage: message.usage })));
+}
+
+function notify(deps: LoopDeps, event: StatusEvent): void {
+  invokeSafelySync(deps.logger, "onStatus", deps.callbacks.onStatus && (() => deps.callbacks.onStatus?.(event)));
+}

@@ -1,0 +1,85 @@
+import { findEnvKeys, getEnvApiKey, getModels, getProviders, type Api, type KnownProvider, type Model } from "@mariozechner/pi-ai";
+import type { ModelBinding } from "../loop/model-call.js";
+
+export interface ModelRequest {
+  /** `provider/model-id` from pi-ai's catalogue, or (with `baseUrl`) the id a custom endpoint serves. */
+  model: string;
+  /** Any OpenAI-compatible endpoint (Ollama, vLLM, LM Studio, a test server), e.g. http://127.0.0.1:11434/v1 */
+  baseUrl?: string;
+  apiKey?: string;
+  /** Context window of a custom endpoint model (default 128000). */
+  contextWindow?: number;
+  maxTokens?: number;
+}
+
+export type ModelResolution = { ok: true; binding: ModelBinding } | { ok: false; error: string };
+
+export const DEFAULT_CUSTOM_CONTEXT_WINDOW = 128_000;
+
+export function resolveModel(request: ModelRequest): ModelResolution {
+  const id = request.model.trim();
+  if (id.length === 0) return { ok: false, error: "the model name is empty" };
+  if (request.baseUrl) return resolveCustom(id, request);
+  return resolveCatalog(id, request);
+}
+
+function resolveCustom(id: string, request: ModelRequest): ModelResolution {
+  const baseUrl = (request.baseUrl ?? "").replace(/\/+$/, "");
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return { ok: false, error: `"${request.baseUrl}" is not a valid URL` };
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return { ok: false, error: `"${request.baseUrl}" must be an http:// or https:// URL` };
+  }
+  const contextWindow = request.contextWindow ?? DEFAULT_CUSTOM_CONTEXT_WINDOW;
+  const model: Model<"openai-completions"> = {
+    id,
+    name: id,
+    api: "openai-completions",
+    provider: "custom",
+    baseUrl,
+    reasoning: false,
+    input: ["text"],
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    contextWindow,
+    maxTokens: request.maxTokens ?? Math.min(8_192, Math.floor(contextWindow / 4)),
+    compat: { supportsStore: false, supportsDeveloperRole: false, maxTokensField: "max_tokens" },
+  };
+  // OpenAI-compatible servers that need no key still expect the header to be present.
+  return { ok: true, binding: { model, apiKey: request.apiKey || "not-needed" } };
+}
+
+function resolveCatalog(spec: string, request: ModelRequest): ModelResolution {
+  const slash = spec.indexOf("/");
+  if (slash <= 0 || slash === spec.length - 1) {
+    return {
+      ok: false,
+      error: `"${spec}" is not of the form provider/model-id (e.g. anthropic/claude-sonnet-4-5); for a model served by your own OpenAI-compatible endpoint also set HERMES_BASE_URL`,
+    };
+  }
+  const provider = spec.slice(0, slash);
+  const modelId = spec.slice(slash + 1);
+  const providers = getProviders();
+  if (!providers.includes(provider as KnownProvider)) {
+    return { ok: false, error: `unknown provider "${provider}". Known providers: ${providers.join(", ")}` };
+  }
+  const models = getModels(provider as KnownProvider) as Model<Api>[];
+  const model = models.find((m) => m.id === modelId);
+  if (!model) {
+    const close = models.filter((m) => m.id.includes(modelId) || modelId.includes(m.id)).slice(0, 5).map((m) => m.id);
+    const hint = close.length > 0 ? ` Did you mean: ${close.join(", ")}?` : ` ${models.length} models are known for ${provider}.`;
+    return { ok: false, error: `unknown model "${modelId}" for provider ${provider}.${hint}` };
+  }
+  const apiKey = request.apiKey || getEnvApiKey(provider);
+  const keyVariables = findEnvKeys(provider) ?? [];
+  if (!apiKey && keyVariables.length > 0) {
+    return {
+      ok: false,
+      error: `no API key for ${provider}: set ${keyVariables.join(" or ")} (or HERMES_API_KEY)`,
+    };
+  }
+  return { ok: true, binding: { model, apiKey: apiKey || undefined } };
+}
