@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { defineTool, type AnyToolDefinition, type ToolResult } from "../tools/types.js";
+import { guardedDispatcher } from "./connect-guard.js";
 import { checkFetchTarget, lookupAllAddresses, type FetchTargetPolicy, type LookupHost } from "./fetch-target.js";
 import { htmlToText } from "./html-to-text.js";
 import { classifyMediaType, decodeBody, discardBody, mediaType, readCappedBody } from "./http-body.js";
@@ -36,11 +37,13 @@ export function webFetchTool(options: WebFetchOptions = {}): AnyToolDefinition {
   const maxChars = options.maxChars ?? 50_000;
   const timeoutMs = options.timeoutMs ?? 20_000;
   const maxRedirects = options.maxRedirects ?? 5;
-  const fetchImpl = options.fetch ?? fetch;
   const policy: FetchTargetPolicy = {
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
     lookup: options.lookup ?? lookupAllAddresses,
   };
+  // The built-in fetch dials through a dispatcher that judges the address actually connected to (see connect-guard).
+  const dispatcher = options.fetch ? undefined : guardedDispatcher(policy);
+  const fetchImpl: typeof fetch = options.fetch ?? ((input, init) => fetch(input, { ...init, dispatcher } as RequestInit));
 
   const followRedirects = async (start: URL, signal: AbortSignal): Promise<Hop> => {
     const redirects: string[] = [];
