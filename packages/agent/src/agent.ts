@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Message, UserMessage } from "@mariozechner/pi-ai";
 import type { HermesAgentConfig } from "./agent-config.js";
 import { registerBuiltinTools } from "./builtin-tools/register.js";
+import { withDefaults } from "./defaults.js";
 import { BudgetTracker } from "./loop/budget.js";
 import { invokeSafely, invokeSafelySync, type AgentCallbacks } from "./loop/callbacks.js";
 import { DEFAULT_RETRY_POLICY, type ModelState } from "./loop/resilient-call.js";
@@ -99,7 +100,7 @@ export class HermesAgent {
       systemPrompt: built.prompt,
       tools,
       budget,
-      retry: { ...DEFAULT_RETRY_POLICY, ...this.config.retry },
+      retry: withDefaults(DEFAULT_RETRY_POLICY, this.config.retry),
       logger,
       callbacks: mergeCallbacks(this.config.callbacks, options.callbacks, logger),
       signal,
@@ -112,8 +113,7 @@ export class HermesAgent {
       cost,
       defaultToolTimeoutMs: this.config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
       resultBudget: {
-        ...DEFAULT_RESULT_BUDGET,
-        ...this.config.resultBudget,
+        ...withDefaults(DEFAULT_RESULT_BUDGET, this.config.resultBudget),
         spillDir: path.join(stateDirOf(this.config), "sessions", safeSegment(sessionId), "tool-results"),
       },
       now: this.now,

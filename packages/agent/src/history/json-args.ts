@@ -67,6 +67,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function describe(value: unknown): string {
   if (value === null) return "null";
+  if (value === undefined) return "missing";
   if (Array.isArray(value)) return "an array";
   return `a ${typeof value}`;
 }

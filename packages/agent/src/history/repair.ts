@@ -86,19 +86,19 @@ function repairAssistant(
   const content = message.content.map((block) => {
     if (block.type !== "toolCall") return block;
     let next: ToolCall = block;
-    const args = repairArguments(block.arguments as unknown);
-    if (!args.ok) {
-      next = { ...next, arguments: {} };
-      notes.push({ kind: "arguments_unrepairable", toolCallId: block.id, detail: args.reason });
-    } else if (args.repaired) {
-      next = { ...next, arguments: args.value };
-      notes.push({ kind: "arguments_repaired", toolCallId: block.id });
-    }
     let id = block.id;
     if (!id || usedIds.has(id)) {
       id = uniqueId(block.id || "call", usedIds);
       next = { ...next, id };
       notes.push({ kind: "duplicate_id_renamed", toolCallId: id, detail: `was "${block.id}"` });
+    }
+    const args = repairArguments(block.arguments as unknown);
+    if (!args.ok) {
+      next = { ...next, arguments: {} };
+      notes.push({ kind: "arguments_unrepairable", toolCallId: id, detail: args.reason });
+    } else if (args.repaired) {
+      next = { ...next, arguments: args.value };
+      notes.push({ kind: "arguments_repaired", toolCallId: id });
     }
     usedIds.add(id);
     calls.push({ originalId: block.id, id, name: block.name, answered: false });

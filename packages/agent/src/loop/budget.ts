@@ -1,3 +1,5 @@
+import { withDefaults } from "../defaults.js";
+
 /**
  * Separate limits for separate kinds of work (seed 002 §2.2): a provider retry must not eat the step budget, and a
  * tool the model keeps re-calling with the same failing arguments gets its own cap.
@@ -30,7 +32,7 @@ export class BudgetTracker {
   private readonly failedCalls = new Map<string, number>();
 
   constructor(limits: Partial<LoopBudget> | undefined, private readonly now: () => number) {
-    this.limits = { ...DEFAULT_LOOP_BUDGET, ...limits };
+    this.limits = withDefaults(DEFAULT_LOOP_BUDGET, limits);
     this.startedAt = now();
   }
 

@@ -1,5 +1,6 @@
-import { findEnvKeys, getEnvApiKey, getModels, getProviders, type Api, type KnownProvider, type Model } from "@mariozechner/pi-ai";
+import { getModels, getProviders, type Api, type KnownProvider, type Model } from "@mariozechner/pi-ai";
 import type { ModelBinding } from "../loop/model-call.js";
+import { findProviderKey } from "./provider-keys.js";
 
 export interface ModelRequest {
   /** `provider/model-id` from pi-ai's catalogue, or (with `baseUrl`) the id a custom endpoint serves. */
@@ -16,11 +17,15 @@ export type ModelResolution = { ok: true; binding: ModelBinding } | { ok: false;
 
 export const DEFAULT_CUSTOM_CONTEXT_WINDOW = 128_000;
 
-export function resolveModel(request: ModelRequest): ModelResolution {
+/** `env` is where provider keys are looked up when `apiKey` is not given (process env, .env and config.yaml merged). */
+export function resolveModel(
+  request: ModelRequest,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ModelResolution {
   const id = request.model.trim();
   if (id.length === 0) return { ok: false, error: "the model name is empty" };
   if (request.baseUrl) return resolveCustom(id, request);
-  return resolveCatalog(id, request);
+  return resolveCatalog(id, request, env);
 }
 
 function resolveCustom(id: string, request: ModelRequest): ModelResolution {
@@ -52,7 +57,7 @@ function resolveCustom(id: string, request: ModelRequest): ModelResolution {
   return { ok: true, binding: { model, apiKey: request.apiKey || "not-needed" } };
 }
 
-function resolveCatalog(spec: string, request: ModelRequest): ModelResolution {
+function resolveCatalog(spec: string, request: ModelRequest, env: Readonly<Record<string, string | undefined>>): ModelResolution {
   const slash = spec.indexOf("/");
   if (slash <= 0 || slash === spec.length - 1) {
     return {
@@ -73,13 +78,10 @@ function resolveCatalog(spec: string, request: ModelRequest): ModelResolution {
     const hint = close.length > 0 ? ` Did you mean: ${close.join(", ")}?` : ` ${models.length} models are known for ${provider}.`;
     return { ok: false, error: `unknown model "${modelId}" for provider ${provider}.${hint}` };
   }
-  const apiKey = request.apiKey || getEnvApiKey(provider);
-  const keyVariables = findEnvKeys(provider) ?? [];
-  if (!apiKey && keyVariables.length > 0) {
-    return {
-      ok: false,
-      error: `no API key for ${provider}: set ${keyVariables.join(" or ")} (or HERMES_API_KEY)`,
-    };
+  const found = findProviderKey(provider, env);
+  const apiKey = request.apiKey || found.key;
+  if (!apiKey && found.variables.length > 0) {
+    return { ok: false, error: `no API key for ${provider}: set ${found.variables.join(" or ")} (or HERMES_API_KEY)` };
   }
-  return { ok: true, binding: { model, apiKey: apiKey || undefined } };
+  return { ok: true, binding: { model, apiKey } };
 }

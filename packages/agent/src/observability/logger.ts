@@ -13,7 +13,7 @@ const LEVEL_ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, e
 
 export interface JsonLoggerOptions {
   level?: LogLevel;
-  write?: (line: string) => void;
+  write?: (line: string, level: LogLevel) => void;
   redact?: (text: string) => string;
   bindings?: Record<string, unknown>;
   now?: () => Date;
@@ -36,7 +36,7 @@ export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
     } catch {
       line = JSON.stringify({ time: record.time, level, msg: message, note: "unserializable fields" });
     }
-    write(redact(line));
+    write(redact(line), level);
   };
 
   return {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 
@@ -20,7 +21,8 @@ export interface BudgetedResult {
   toolCallId: string;
   toolName: string;
   content: string;
-  /** Tool's own threshold; Infinity exempts it from layer 1. */
+  /** Tool's own threshold. Infinity marks a tool that pages its own output (read_file): it is never spilled, since
+   * telling the model to re-read a spilled read_file result with read_file would go round in circles. */
   maxChars?: number;
 }
 
@@ -28,6 +30,8 @@ export interface BudgetedOutcome {
   content: string;
   spilledTo?: string;
 }
+
+const SPILL_NOTE_ALLOWANCE = 400;
 
 export async function applyResultBudget(
   results: readonly BudgetedResult[],
@@ -43,13 +47,14 @@ export async function applyResultBudget(
   let total = outcomes.reduce((sum, o) => sum + o.content.length, 0);
   if (total > options.perTurnMaxChars) {
     const largestFirst = [...outcomes.keys()]
-      .filter((i) => outcomes[i]?.spilledTo === undefined)
+      .filter((i) => outcomes[i]?.spilledTo === undefined && results[i]?.maxChars !== Infinity)
       .sort((a, b) => (outcomes[b]?.content.length ?? 0) - (outcomes[a]?.content.length ?? 0));
     for (const i of largestFirst) {
       if (total <= options.perTurnMaxChars) break;
       const result = results[i];
       const before = outcomes[i];
-      if (!result || !before || before.content.length <= options.previewChars) continue;
+      // A result barely longer than a preview would grow once the note is added: spilling it cannot help.
+      if (!result || !before || before.content.length <= options.previewChars + SPILL_NOTE_ALLOWANCE) continue;
       const after = await spill(result, options);
       outcomes[i] = after;
       total -= before.content.length - after.content.length;
@@ -59,7 +64,8 @@ export async function applyResultBudget(
 }
 
 async function spill(result: BudgetedResult, options: ResultBudgetOptions): Promise<BudgetedOutcome> {
-  const file = path.join(options.spillDir, `${safeFileName(result.toolCallId)}.txt`);
+  // Call ids repeat across turns and models, so each saved output gets a name of its own.
+  const file = path.join(options.spillDir, `${safeFileName(result.toolCallId)}-${randomUUID().slice(0, 8)}.txt`);
   try {
     await mkdir(options.spillDir, { recursive: true });
     await writeFile(file, result.content, "utf8");
