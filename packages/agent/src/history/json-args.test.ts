@@ -67,7 +67,7 @@ describe("repairArguments", () => {
     expect(repairArguments(null)).toEqual({ ok: false, reason: "arguments are null, not an object" });
     const missing = repairArguments(undefined);
     expect(missing.ok).toBe(false);
-    if (!missing.ok) expect(missing.reason).toContain("undefined");
+    if (!missing.ok) expect(missing.reason).toContain("missing");
     expect(repairArguments([{ a: 1 }])).toEqual({ ok: false, reason: "arguments are an array, not an object" });
     expect(repairArguments(7)).toEqual({ ok: false, reason: "arguments are a number, not an object" });
   });
