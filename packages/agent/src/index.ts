@@ -6,6 +6,7 @@ export { DEFAULT_LOOP_BUDGET, type LoopBudget } from "./loop/budget.js";
 export type { AgentCallbacks, StatusEvent, StepEvent, ToolCallStatus, ToolEndEvent, ToolGate, ToolStartEvent } from "./loop/callbacks.js";
 export type { ModelBinding } from "./loop/model-call.js";
 export { DEFAULT_RETRY_POLICY, type CompressMessages, type RetryPolicy } from "./loop/resilient-call.js";
+export { PROVIDER_KEY_NAMES, PROVIDER_KEY_VARIABLES } from "./models/provider-keys.js";
 export { resolveModel, DEFAULT_CUSTOM_CONTEXT_WINDOW, type ModelRequest, type ModelResolution } from "./models/resolve.js";
 
 export { ToolRegistry, toModelTools } from "./tools/registry.js";

@@ -31,6 +31,9 @@ export const PROVIDER_KEY_VARIABLES: Readonly<Record<string, readonly string[]>>
   xiaomi: ["XIAOMI_API_KEY"],
 };
 
+/** Every variable name that may hold a provider key. */
+export const PROVIDER_KEY_NAMES: ReadonlySet<string> = new Set(Object.values(PROVIDER_KEY_VARIABLES).flat());
+
 /** The first key found for a provider in `env`, with the variable it came from. */
 export function findProviderKey(
   provider: string,

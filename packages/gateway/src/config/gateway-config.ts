@@ -1,0 +1,97 @@
+import type { LogLevel } from "@hermes/agent";
+
+/** Where the gateway keeps its state, all under HERMES_HOME. */
+export interface GatewayPaths {
+  readonly stateDb: string;
+  readonly memory: string;
+  readonly skills: string;
+  readonly hooks: string;
+  readonly workspace: string;
+  readonly logs: string;
+  readonly sessions: string;
+}
+
+/** The model as the operator named it; provider names are resolved by the agent, not here. */
+export interface ModelSettings {
+  readonly model: string;
+  readonly baseUrl?: string;
+  readonly apiKey?: string;
+  readonly contextWindow: number;
+}
+
+export interface FallbackModelSettings {
+  readonly model: string;
+  readonly baseUrl?: string;
+  readonly apiKey?: string;
+}
+
+export interface AllowedUser {
+  readonly platform: string;
+  /** A platform user id, or "*" for everyone on that platform. */
+  readonly userId: string;
+}
+
+export interface AllowedUsers {
+  readonly everyone: boolean;
+  readonly users: readonly AllowedUser[];
+}
+
+export interface TelegramWebhookSettings {
+  readonly url: string;
+  readonly secret: string;
+}
+
+export interface TelegramSettings {
+  readonly token: string;
+  /** Without a trailing slash. */
+  readonly apiRoot: string;
+  /** Absent: long polling. */
+  readonly webhook?: TelegramWebhookSettings;
+}
+
+export interface DiscordSettings {
+  readonly token: string;
+  readonly apiUrl?: string;
+}
+
+/** HTTP events need the signing secret, Socket Mode the app token; at least one is present. */
+export interface SlackSettings {
+  readonly botToken: string;
+  readonly signingSecret?: string;
+  readonly appToken?: string;
+  readonly apiUrl?: string;
+}
+
+export type SearchSettings =
+  | { readonly kind: "searxng"; readonly url: string }
+  | { readonly kind: "brave"; readonly apiKey: string };
+
+export interface HttpListenSettings {
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface GatewayConfig {
+  /** Absolute. */
+  readonly home: string;
+  readonly paths: GatewayPaths;
+  /** Absent when HERMES_MODEL is unset. */
+  readonly model?: ModelSettings;
+  readonly fallback?: FallbackModelSettings;
+  readonly tools: readonly string[];
+  readonly maxSteps: number;
+  readonly workers: number;
+  readonly http: HttpListenSettings;
+  readonly workerHttpPort?: number;
+  readonly redisUrl?: string;
+  readonly allowedUsers: AllowedUsers;
+  readonly telegram?: TelegramSettings;
+  readonly discord?: DiscordSettings;
+  readonly slack?: SlackSettings;
+  readonly search?: SearchSettings;
+  readonly webAllowPrivate: boolean;
+  readonly logLevel: LogLevel;
+  readonly systemPrompt?: string;
+  /** Provider API keys by variable name, e.g. { ANTHROPIC_API_KEY: "…" }, from the environment, .env or config.yaml. */
+  readonly providerKeys: Readonly<Record<string, string>>;
+}

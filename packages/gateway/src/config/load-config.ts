@@ -1,0 +1,137 @@
+import type { LogLevel } from "@hermes/agent";
+import path from "node:path";
+import { parseAllowlist } from "./allowlist.js";
+import type { ConfigIssue } from "./errors.js";
+import type { AllowedUsers, GatewayConfig, GatewayPaths, SearchSettings } from "./gateway-config.js";
+import { readFallbackSettings, readModelSettings } from "./model-settings.js";
+import { readDiscordSettings, readSlackSettings, readTelegramSettings } from "./platforms.js";
+import { SettingReader } from "./setting-reader.js";
+import { readConfigSources } from "./sources.js";
+import { parseToolList } from "./tool-list.js";
+
+export type ConfigResult =
+  | { ok: true; config: GatewayConfig; warnings: string[] }
+  | { ok: false; errors: ConfigIssue[]; warnings: string[] };
+
+export interface LoadConfigOptions {
+  /** The process environment, passed in so tests never read the real one. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Where `.env` is looked for and relative HERMES_HOME paths start. */
+  readonly cwd: string;
+  /** What `~` in HERMES_HOME stands for. */
+  readonly homeDir: string;
+  readonly knownTools: readonly string[];
+  readonly defaultTools: readonly string[];
+}
+
+export const DEFAULT_HTTP_HOST = "127.0.0.1";
+export const DEFAULT_HTTP_PORT = 8642;
+export const DEFAULT_MAX_STEPS = 50;
+export const DEFAULT_WORKERS = 4;
+export const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
+
+const PORT_RANGE = { min: 0, max: 65_535 } as const;
+
+/** Reads and validates the whole configuration, reporting every problem at once. */
+export async function loadConfig(options: LoadConfigOptions): Promise<ConfigResult> {
+  const sources = await readConfigSources(options);
+  const reader = new SettingReader(sources.values);
+  const config = readGatewayConfig(reader, sources.home, sources.providerKeys, options);
+  const errors = [...sources.issues, ...reader.issues];
+  const warnings = [...sources.warnings, ...reader.warnings];
+  return errors.length === 0 ? { ok: true, config, warnings } : { ok: false, errors, warnings };
+}
+
+export function gatewayPaths(home: string): GatewayPaths {
+  return {
+    stateDb: path.join(home, "state.db"),
+    memory: path.join(home, "memory"),
+    skills: path.join(home, "skills"),
+    hooks: path.join(home, "hooks"),
+    workspace: path.join(home, "workspace"),
+    logs: path.join(home, "logs"),
+    sessions: path.join(home, "sessions"),
+  };
+}
+
+function readGatewayConfig(
+  reader: SettingReader,
+  home: string,
+  providerKeys: Readonly<Record<string, string>>,
+  options: LoadConfigOptions,
+): GatewayConfig {
+  const model = readModelSettings(reader);
+  const fallback = readFallbackSettings(reader);
+  const tools = readTools(reader, options);
+  const maxSteps = reader.integer("HERMES_MAX_STEPS", { min: 1, max: 1000 }) ?? DEFAULT_MAX_STEPS;
+  const workers = reader.integer("HERMES_WORKERS", { min: 1, max: 64 }) ?? DEFAULT_WORKERS;
+  const systemPrompt = reader.text("HERMES_SYSTEM_PROMPT");
+  const http = {
+    host: reader.text("HERMES_HTTP_HOST") ?? DEFAULT_HTTP_HOST,
+    port: reader.integer("HERMES_HTTP_PORT", PORT_RANGE) ?? DEFAULT_HTTP_PORT,
+  };
+  const workerHttpPort = reader.integer("HERMES_WORKER_HTTP_PORT", PORT_RANGE);
+  const redisUrl = reader.url("REDIS_URL", ["redis:", "rediss:"]) ? reader.text("REDIS_URL") : undefined;
+  const allowedUsers = readAllowedUsers(reader);
+  const telegram = readTelegramSettings(reader);
+  const discord = readDiscordSettings(reader);
+  const slack = readSlackSettings(reader);
+  const search = readSearch(reader);
+  const webAllowPrivate = reader.boolean("HERMES_WEB_ALLOW_PRIVATE") ?? false;
+  const logLevel = reader.choice("HERMES_LOG_LEVEL", LOG_LEVELS) ?? "info";
+
+  return {
+    home,
+    paths: gatewayPaths(home),
+    tools,
+    maxSteps,
+    workers,
+    http,
+    allowedUsers,
+    webAllowPrivate,
+    logLevel,
+    providerKeys,
+    ...(model && { model }),
+    ...(fallback && { fallback }),
+    ...(workerHttpPort !== undefined && { workerHttpPort }),
+    ...(redisUrl !== undefined && { redisUrl }),
+    ...(telegram && { telegram }),
+    ...(discord && { discord }),
+    ...(slack && { slack }),
+    ...(search && { search }),
+    ...(systemPrompt !== undefined && { systemPrompt }),
+  };
+}
+
+function readTools(reader: SettingReader, options: LoadConfigOptions): readonly string[] {
+  const parsed = parseToolList(reader.text("HERMES_TOOLS"), options.knownTools, options.defaultTools);
+  if (parsed.ok) return parsed.tools;
+  reader.reject("HERMES_TOOLS", parsed.message, { quoteValue: false });
+  return [...options.defaultTools];
+}
+
+function readAllowedUsers(reader: SettingReader): AllowedUsers {
+  const parsed = parseAllowlist({
+    HERMES_ALLOWED_USERS: reader.text("HERMES_ALLOWED_USERS"),
+    TELEGRAM_ALLOWED_USERS: reader.text("TELEGRAM_ALLOWED_USERS"),
+    DISCORD_ALLOWED_USERS: reader.text("DISCORD_ALLOWED_USERS"),
+    SLACK_ALLOWED_USERS: reader.text("SLACK_ALLOWED_USERS"),
+  });
+  for (const { setting, problems } of parsed.rejections) {
+    reader.reject(setting, `has invalid entries: ${problems.join("; ")}`, { quoteValue: false });
+  }
+  for (const warning of parsed.warnings) reader.warn(warning);
+  return parsed.allowedUsers;
+}
+
+function readSearch(reader: SettingReader): SearchSettings | undefined {
+  const url = reader.httpUrl("HERMES_SEARCH_URL");
+  const apiKey = reader.text("BRAVE_API_KEY");
+  if (url !== undefined) {
+    if (apiKey !== undefined) {
+      reader.warn("both HERMES_SEARCH_URL and BRAVE_API_KEY are set; web_search uses SearxNG at HERMES_SEARCH_URL");
+    }
+    return { kind: "searxng", url };
+  }
+  return apiKey === undefined ? undefined : { kind: "brave", apiKey };
+}

@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { readFallbackSettings, readModelSettings } from "./model-settings.js";
+import { SettingReader } from "./setting-reader.js";
+import type { SettingName } from "./settings.js";
+
+function readerOf(values: Partial<Record<SettingName, string>>): SettingReader {
+  return new SettingReader(new Map(Object.entries(values).map(([name, text]) => [name, { text }])));
+}
+
+describe("readModelSettings", () => {
+  it("is absent when HERMES_MODEL is unset", () => {
+    const reader = readerOf({});
+    expect(readModelSettings(reader)).toBeUndefined();
+    expect(reader.issues).toEqual([]);
+  });
+
+  it("keeps the model name unresolved and defaults the context window to 128000", () => {
+    const reader = readerOf({ HERMES_MODEL: "anthropic/claude-sonnet-4-5", HERMES_API_KEY: "sk-test" });
+    expect(readModelSettings(reader)).toStrictEqual({
+      model: "anthropic/claude-sonnet-4-5",
+      apiKey: "sk-test",
+      contextWindow: 128000,
+    });
+  });
+
+  it("reads a custom endpoint with its context window", () => {
+    const reader = readerOf({
+      HERMES_MODEL: "llama3.1:8b",
+      HERMES_BASE_URL: "http://127.0.0.1:11434/v1",
+      HERMES_CONTEXT_WINDOW: "32768",
+    });
+    expect(readModelSettings(reader)).toEqual({
+      model: "llama3.1:8b",
+      baseUrl: "http://127.0.0.1:11434/v1",
+      contextWindow: 32768,
+    });
+  });
+
+  it("requires HERMES_MODEL with HERMES_BASE_URL", () => {
+    const reader = readerOf({ HERMES_BASE_URL: "http://127.0.0.1:8000/v1" });
+    expect(readModelSettings(reader)).toBeUndefined();
+    expect(reader.issues).toEqual([
+      { setting: "HERMES_MODEL", message: "is required with HERMES_BASE_URL: set it to the model id the endpoint serves" },
+    ]);
+  });
+
+  it("rejects a context window below 1024 and a base URL that is not http(s)", () => {
+    const reader = readerOf({ HERMES_MODEL: "m", HERMES_BASE_URL: "file:///tmp/x", HERMES_CONTEXT_WINDOW: "1000" });
+    readModelSettings(reader);
+    expect(reader.issues).toEqual([
+      { setting: "HERMES_BASE_URL", message: 'must be an http:// or https:// URL (got "file:///tmp/x")' },
+      { setting: "HERMES_CONTEXT_WINDOW", message: 'must be an integer of at least 1024 (got "1000")' },
+    ]);
+  });
+
+  it("warns when an API key is set without a model", () => {
+    const reader = readerOf({ HERMES_API_KEY: "sk-test" });
+    expect(readModelSettings(reader)).toBeUndefined();
+    expect(reader.warnings).toEqual(["HERMES_API_KEY is set but HERMES_MODEL is not, so no model is configured"]);
+  });
+});
+
+describe("readFallbackSettings", () => {
+  it("reads the fallback model with its endpoint and key", () => {
+    const reader = readerOf({
+      HERMES_FALLBACK_MODEL: "openai/gpt-4o-mini",
+      HERMES_FALLBACK_BASE_URL: "https://llm.example.org/v1",
+      HERMES_FALLBACK_API_KEY: "fb-key",
+    });
+    expect(readFallbackSettings(reader)).toStrictEqual({
+      model: "openai/gpt-4o-mini",
+      baseUrl: "https://llm.example.org/v1",
+      apiKey: "fb-key",
+    });
+  });
+
+  it("is absent when unset, and requires the model with a base URL", () => {
+    expect(readFallbackSettings(readerOf({}))).toBeUndefined();
+    const reader = readerOf({ HERMES_FALLBACK_BASE_URL: "https://llm.example.org/v1" });
+    expect(readFallbackSettings(reader)).toBeUndefined();
+    expect(reader.issues.map((issue) => issue.setting)).toEqual(["HERMES_FALLBACK_MODEL"]);
+  });
+});

@@ -1,0 +1,45 @@
+import { DEFAULT_CUSTOM_CONTEXT_WINDOW } from "@hermes/agent";
+import { definedOnly } from "./defined-only.js";
+import type { FallbackModelSettings, ModelSettings } from "./gateway-config.js";
+import type { SettingReader } from "./setting-reader.js";
+
+const MIN_CONTEXT_WINDOW = 1024;
+
+/** The primary model; provider names stay unresolved here (the agent resolves them). */
+export function readModelSettings(reader: SettingReader): ModelSettings | undefined {
+  const model = reader.text("HERMES_MODEL");
+  const baseUrl = reader.httpUrl("HERMES_BASE_URL");
+  const apiKey = reader.text("HERMES_API_KEY");
+  const contextWindow =
+    reader.integer("HERMES_CONTEXT_WINDOW", { min: MIN_CONTEXT_WINDOW }) ?? DEFAULT_CUSTOM_CONTEXT_WINDOW;
+  if (model === undefined) {
+    if (reader.has("HERMES_BASE_URL")) {
+      reader.fail("HERMES_MODEL", "is required with HERMES_BASE_URL: set it to the model id the endpoint serves");
+    } else if (apiKey !== undefined) {
+      reader.warn("HERMES_API_KEY is set but HERMES_MODEL is not, so no model is configured");
+    }
+    return undefined;
+  }
+  return definedOnly({ model, baseUrl, apiKey, contextWindow });
+}
+
+/** The model to switch to when the primary keeps failing. */
+export function readFallbackSettings(reader: SettingReader): FallbackModelSettings | undefined {
+  const model = reader.text("HERMES_FALLBACK_MODEL");
+  const baseUrl = reader.httpUrl("HERMES_FALLBACK_BASE_URL");
+  const apiKey = reader.text("HERMES_FALLBACK_API_KEY");
+  if (model === undefined) {
+    if (reader.has("HERMES_FALLBACK_BASE_URL")) {
+      reader.fail(
+        "HERMES_FALLBACK_MODEL",
+        "is required with HERMES_FALLBACK_BASE_URL: set it to the model id the endpoint serves",
+      );
+    } else if (apiKey !== undefined) {
+      reader.warn(
+        "HERMES_FALLBACK_API_KEY is set but HERMES_FALLBACK_MODEL is not, so no fallback model is configured",
+      );
+    }
+    return undefined;
+  }
+  return definedOnly({ model, baseUrl, apiKey });
+}

@@ -1,0 +1,45 @@
+import type { GatewayConfig } from "./gateway-config.js";
+
+/** Every secret value in the configuration, for masking in logs and error text. */
+export function configSecrets(config: GatewayConfig): string[] {
+  const secrets: Array<string | undefined> = [
+    config.model?.apiKey,
+    config.fallback?.apiKey,
+    config.telegram?.token,
+    config.telegram?.webhook?.secret,
+    config.discord?.token,
+    config.slack?.botToken,
+    config.slack?.signingSecret,
+    config.slack?.appToken,
+    config.search?.kind === "brave" ? config.search.apiKey : undefined,
+  ];
+  const urls = [
+    config.redisUrl,
+    config.model?.baseUrl,
+    config.fallback?.baseUrl,
+    config.telegram?.apiRoot,
+    config.telegram?.webhook?.url,
+    config.discord?.apiUrl,
+    config.slack?.apiUrl,
+    config.search?.kind === "searxng" ? config.search.url : undefined,
+  ];
+  secrets.push(...Object.values(config.providerKeys));
+  for (const url of urls) secrets.push(...urlPasswords(url));
+  return [...new Set(secrets.filter((secret): secret is string => secret !== undefined && secret !== ""))];
+}
+
+// A password can reach a log either as written in the URL or decoded by a client library.
+function urlPasswords(url: string | undefined): string[] {
+  if (url === undefined || !URL.canParse(url)) return [];
+  const password = new URL(url).password;
+  if (password === "") return [];
+  return [password, safeDecode(password)];
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

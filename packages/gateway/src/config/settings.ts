@@ -1,0 +1,231 @@
+/** One operator-facing setting: the README table and `hermes doctor` are rendered from this list. */
+export interface SettingInfo {
+  readonly name: string;
+  readonly description: string;
+  /** Shown as-is; an empty string means "unset by default". */
+  readonly default: string;
+  /** A secret's value is never printed and is masked in logs. */
+  readonly secret: boolean;
+}
+
+export const SETTINGS = [
+  {
+    name: "HERMES_HOME",
+    description: "State folder (state.db, memory/, skills/, hooks/, workspace/, logs/, config.yaml); environment or .env only",
+    default: "~/.hermes-gateway",
+    secret: false,
+  },
+  {
+    name: "HERMES_MODEL",
+    description: "`provider/model-id` of a pi-ai model, or a model id served at HERMES_BASE_URL",
+    default: "",
+    secret: false,
+  },
+  {
+    name: "HERMES_BASE_URL",
+    description: "OpenAI-compatible endpoint (Ollama, vLLM, LM Studio, …) serving HERMES_MODEL",
+    default: "",
+    secret: false,
+  },
+  {
+    name: "HERMES_API_KEY",
+    description: "API key for the model provider or HERMES_BASE_URL",
+    default: "",
+    secret: true,
+  },
+  {
+    name: "HERMES_CONTEXT_WINDOW",
+    description: "Context window in tokens of a custom endpoint model (at least 1024)",
+    default: "128000",
+    secret: false,
+  },
+  {
+    name: "HERMES_FALLBACK_MODEL",
+    description: "Model to switch to when the primary model keeps failing",
+    default: "",
+    secret: false,
+  },
+  {
+    name: "HERMES_FALLBACK_BASE_URL",
+    description: "OpenAI-compatible endpoint serving HERMES_FALLBACK_MODEL",
+    default: "",
+    secret: false,
+  },
+  {
+    name: "HERMES_FALLBACK_API_KEY",
+    description: "API key for the fallback model",
+    default: "",
+    secret: true,
+  },
+  {
+    name: "HERMES_TOOLS",
+    description: "Comma-separated tool names to enable; `default` stands for the safe set",
+    default: "default",
+    secret: false,
+  },
+  {
+    name: "HERMES_MAX_STEPS",
+    description: "Most model calls in one agent run (1–1000)",
+    default: "50",
+    secret: false,
+  },
+  {
+    name: "HERMES_WORKERS",
+    description: "Concurrent agent runs per process (1–64)",
+    default: "4",
+    secret: false,
+  },
+  {
+    name: "HERMES_SYSTEM_PROMPT",
+    description: "Extra operator instructions added to the system prompt",
+    default: "",
+    secret: false,
+  },
+  {
+    name: "HERMES_HTTP_HOST",
+    description: "Address the gateway HTTP server listens on (/healthz, /metrics, webhooks)",
+    default: "127.0.0.1",
+    secret: false,
+  },
+  {
+    name: "HERMES_HTTP_PORT",
+    description: "Port of the gateway HTTP server (0 picks a free one)",
+    default: "8642",
+    secret: false,
+  },
+  {
+    name: "HERMES_WORKER_HTTP_PORT",
+    description: "When set, a worker serves its own /healthz and /metrics on this port",
+    default: "",
+    secret: false,
+  },
+  {
+    name: "REDIS_URL",
+    description: "redis:// or rediss:// URL; when set, agent runs go through BullMQ and only workers execute them",
+    default: "",
+    secret: true,
+  },
+  {
+    name: "HERMES_ALLOWED_USERS",
+    description: "Comma-separated `platform:userId` entries (telegram, discord, slack, console), or `*` for everyone",
+    default: "",
+    secret: false,
+  },
+  {
+    name: "TELEGRAM_ALLOWED_USERS",
+    description: "Comma-separated Telegram user ids, or `*` for every Telegram user",
+    default: "",
+    secret: false,
+  },
+  {
+    name: "DISCORD_ALLOWED_USERS",
+    description: "Comma-separated Discord user ids, or `*` for every Discord user",
+    default: "",
+    secret: false,
+  },
+  {
+    name: "SLACK_ALLOWED_USERS",
+    description: "Comma-separated Slack user ids, or `*` for every Slack user",
+    default: "",
+    secret: false,
+  },
+  {
+    name: "TELEGRAM_BOT_TOKEN",
+    description: "Telegram bot token from @BotFather; enables Telegram",
+    default: "",
+    secret: true,
+  },
+  {
+    name: "TELEGRAM_API_ROOT",
+    description: "Telegram Bot API root (a self-hosted Bot API server)",
+    default: "https://api.telegram.org",
+    secret: false,
+  },
+  {
+    name: "TELEGRAM_WEBHOOK_URL",
+    description: "Public https URL Telegram posts updates to (webhook mode instead of long polling)",
+    default: "",
+    secret: false,
+  },
+  {
+    name: "TELEGRAM_WEBHOOK_SECRET",
+    description: "Secret Telegram sends with each webhook call (1–256 of A–Z a–z 0–9 _ -)",
+    default: "",
+    secret: true,
+  },
+  {
+    name: "DISCORD_BOT_TOKEN",
+    description: "Discord bot token; enables Discord",
+    default: "",
+    secret: true,
+  },
+  {
+    name: "DISCORD_API_URL",
+    description: "Discord REST API base override (the gateway URL is discovered from it)",
+    default: "",
+    secret: false,
+  },
+  {
+    name: "SLACK_BOT_TOKEN",
+    description: "Slack bot token (xoxb-…); enables Slack",
+    default: "",
+    secret: true,
+  },
+  {
+    name: "SLACK_SIGNING_SECRET",
+    description: "Slack signing secret: receive events over HTTP at POST /slack/events",
+    default: "",
+    secret: true,
+  },
+  {
+    name: "SLACK_APP_TOKEN",
+    description: "Slack app-level token (xapp-…): receive events over Socket Mode",
+    default: "",
+    secret: true,
+  },
+  {
+    name: "SLACK_API_URL",
+    description: "Slack Web API base override",
+    default: "",
+    secret: false,
+  },
+  {
+    name: "HERMES_SEARCH_URL",
+    description: "SearxNG instance used by web_search (wins over BRAVE_API_KEY)",
+    default: "",
+    secret: false,
+  },
+  {
+    name: "BRAVE_API_KEY",
+    description: "Brave Search API key used by web_search",
+    default: "",
+    secret: true,
+  },
+  {
+    name: "HERMES_WEB_ALLOW_PRIVATE",
+    description: "Let web_fetch reach loopback and private networks",
+    default: "false",
+    secret: false,
+  },
+  {
+    name: "HERMES_LOG_LEVEL",
+    description: "Log level: debug, info, warn or error",
+    default: "info",
+    secret: false,
+  },
+] as const satisfies readonly SettingInfo[];
+
+export type SettingName = (typeof SETTINGS)[number]["name"];
+
+const SETTING_NAMES: ReadonlySet<string> = new Set(SETTINGS.map((setting) => setting.name));
+const SECRET_NAMES: ReadonlySet<string> = new Set(
+  SETTINGS.filter((setting) => setting.secret).map((setting) => setting.name),
+);
+
+export function isSettingName(name: string): name is SettingName {
+  return SETTING_NAMES.has(name);
+}
+
+export function isSecretSetting(name: string): boolean {
+  return SECRET_NAMES.has(name);
+}
