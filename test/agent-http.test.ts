@@ -39,6 +39,7 @@ async function agent(config: Partial<HermesAgentConfig> = {}): Promise<HermesAge
     model: binding(),
     stateDir: path.join(home, "state"),
     builtinTools: { enable: ["read_file", "write_file", "list_directory", "think"], workspaceRoot: path.join(home, "workspace") },
+    contextDir: path.join(home, "workspace"),
     sleep: async (ms) => {
       sleeps.push(ms);
     },
@@ -164,8 +165,30 @@ describe("agent over the real pi-ai HTTP path", () => {
     const result = await a.run("hello", { history });
     expect(result.text).toBe("fits now");
     expect(compressedWith).toBe(3);
+    expect(result.trace.spans.map((s) => s.name)).toEqual(["agent_run", "llm_call", "context_compression", "llm_call"]);
     expect(result.compacted).toBe(true);
     expect(result.history.map((m) => m.role)).toEqual(["user", "assistant"]);
+  });
+
+  it("reports CONTEXT_OVERFLOW when the compressor throws", async () => {
+    const a = await agent({ compress: async () => { throw new Error("summary model down"); } });
+    server.enqueue({ kind: "error", status: 400, body: { error: { message: "This model's maximum context length is 8192 tokens.", code: "context_length_exceeded" } } });
+    const result = await a.run("hello");
+    expect(result.stopReason).toBe("CONTEXT_OVERFLOW");
+  });
+
+  it("sends a byte-identical system prompt on every turn while nothing in it changes", async () => {
+    const a = await agent();
+    server.enqueue({ kind: "text", text: "one" }, { kind: "text", text: "two" });
+    const first = await a.run("first");
+    await a.run("second", { history: first.history });
+    const systemOf = (i: number): unknown => (server.requests[i]?.messages[0] as { role: string; content: unknown }).content;
+    expect((server.requests[0]?.messages[0] as { role: string }).role).toBe("system");
+    expect(systemOf(1)).toEqual(systemOf(0));
+    await writeFile(path.join(home, "workspace", "AGENTS.md"), "Always answer in French.");
+    server.enqueue({ kind: "text", text: "trois" });
+    await a.run("third");
+    expect(JSON.stringify(systemOf(2))).toContain("Always answer in French.");
   });
 
   it("reports CONTEXT_OVERFLOW when nothing can compress", async () => {

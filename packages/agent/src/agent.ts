@@ -13,7 +13,7 @@ import { runAgentLoop } from "./loop/run-loop.js";
 import { abortableSleep } from "./loop/sleep.js";
 import { CostTracker } from "./observability/cost.js";
 import { silentLogger, type Logger } from "./observability/logger.js";
-import { noopTracer } from "./observability/tracer.js";
+import { createTracer, type Tracer } from "./observability/tracer.js";
 import { SystemPromptBuilder } from "./prompt/builder.js";
 import { ToolRegistry } from "./tools/registry.js";
 import { DEFAULT_RESULT_BUDGET } from "./tools/result-budget.js";
@@ -38,12 +38,15 @@ export class HermesAgent {
   private readonly logger: Logger;
   private readonly prompt: SystemPromptBuilder;
   private readonly now: () => number;
+  /** Every run is traced; without an exporter the trace is only returned in the result. */
+  private readonly tracer: Tracer;
 
   private constructor(config: HermesAgentConfig, tools: ToolRegistry) {
     this.config = config;
     this.tools = tools;
     this.logger = config.logger ?? silentLogger;
     this.now = config.now ?? Date.now;
+    this.tracer = config.tracer ?? createTracer({ now: this.now });
     this.prompt = new SystemPromptBuilder({
       identity: config.identity,
       customPrompt: config.systemPrompt,
@@ -80,8 +83,7 @@ export class HermesAgent {
   async run(input: string | UserMessage["content"], options: RunOptions = {}): Promise<HermesAgentResult> {
     const sessionId = options.sessionId ?? randomUUID();
     const signal = options.signal ?? new AbortController().signal;
-    const tracer = this.config.tracer ?? noopTracer;
-    const trace = tracer.startTrace("agent_run", { session_id: sessionId });
+    const trace = this.tracer.startTrace("agent_run", { session_id: sessionId });
     const logger = this.logger.child({ sessionId });
     const cost = new CostTracker();
     const started = this.now();

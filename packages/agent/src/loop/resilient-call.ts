@@ -120,7 +120,11 @@ export async function callWithRecovery(
     if (failure.hint.shouldCompress) {
       if (deps.compress && deps.budget.tryConsumeCompaction()) {
         notify(deps, { kind: "compression", message: "Context too large for the model; compressing the conversation.", details: { errorClass: failure.errorClass } });
-        const compressed = await deps.compress(messages, { reason: "overflow", signal: deps.signal });
+        const span = deps.startSpan("context_compression", { reason: "overflow", messages_before: messages.length });
+        const compressed = await runCompression(deps.compress, messages, deps.signal, deps.logger);
+        span.setAttributes({ messages_after: compressed?.length ?? messages.length, compressed: compressed !== null });
+        if (!compressed) span.recordError("compression produced nothing");
+        span.end();
         if (compressed) {
           messages = compressed;
           compacted = true;
@@ -156,6 +160,21 @@ export async function callWithRecovery(
       continue;
     }
     return { ok: false, code: "API_ERROR", error: failure, messages, compacted };
+  }
+}
+
+/** A compressor that throws is treated like one that could not compress: the overflow is then reported. */
+async function runCompression(
+  compress: CompressMessages,
+  messages: Message[],
+  signal: AbortSignal,
+  logger: Logger,
+): Promise<Message[] | null> {
+  try {
+    return await compress(messages, { reason: "overflow", signal });
+  } catch (error) {
+    logger.error("context compression failed", { error: error instanceof Error ? error.message : String(error) });
+    return null;
   }
 }
 
