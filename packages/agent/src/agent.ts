@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Message, UserMessage } from "@mariozechner/pi-ai";
 import type { HermesAgentConfig } from "./agent-config.js";
 import { registerBuiltinTools } from "./builtin-tools/register.js";
+import { asCompressMessages, type ContextCompressor } from "./context/compressor.js";
 import { withDefaults } from "./defaults.js";
 import { BudgetTracker } from "./loop/budget.js";
 import { invokeSafely, invokeSafelySync, type AgentCallbacks } from "./loop/callbacks.js";
@@ -16,6 +17,7 @@ import { silentLogger, type Logger } from "./observability/logger.js";
 import { createTracer, type Tracer } from "./observability/tracer.js";
 import { SystemPromptBuilder } from "./prompt/builder.js";
 import { ToolRegistry } from "./tools/registry.js";
+import type { RunCaller } from "./tools/types.js";
 import { DEFAULT_RESULT_BUDGET } from "./tools/result-budget.js";
 
 export interface RunOptions {
@@ -27,6 +29,10 @@ export interface RunOptions {
   callbacks?: AgentCallbacks;
   /** Chat platform of this turn (telegram, discord, slack, console) for formatting guidance. */
   chatPlatform?: string;
+  /** Who the run is for; handed to tools (e.g. session_search searches only this user's sessions). */
+  caller?: RunCaller;
+  /** The conversation's compressor (it keeps anti-thrash state, so the caller keeps one per conversation). */
+  compressor?: ContextCompressor;
 }
 
 const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
@@ -107,9 +113,11 @@ export class HermesAgent {
       callbacks: mergeCallbacks(this.config.callbacks, options.callbacks, logger),
       signal,
       sessionId,
+      caller: options.caller,
       sleep: this.config.sleep ?? abortableSleep,
       random: this.config.random,
-      compress: this.config.compress,
+      compress: options.compressor ? asCompressMessages(options.compressor, sessionId) : this.config.compress,
+      compressor: options.compressor,
       trace,
       metrics: this.config.metrics,
       cost,

@@ -10,7 +10,7 @@ export { PROVIDER_KEY_NAMES, PROVIDER_KEY_VARIABLES } from "./models/provider-ke
 export { resolveModel, DEFAULT_CUSTOM_CONTEXT_WINDOW, type ModelRequest, type ModelResolution } from "./models/resolve.js";
 
 export { ToolRegistry, toModelTools } from "./tools/registry.js";
-export { defineTool, type AnyToolDefinition, type ConcurrencyClass, type ToolContext, type ToolDefinition, type ToolResult } from "./tools/types.js";
+export { defineTool, type AnyToolDefinition, type ConcurrencyClass, type RunCaller, type ToolContext, type ToolDefinition, type ToolResult } from "./tools/types.js";
 export {
   BUILTIN_TOOL_NAMES,
   DEFAULT_SAFE_TOOLS,
@@ -34,3 +34,34 @@ export { createMetricsRegistry, type MetricsRegistry } from "./observability/met
 export { PROMETHEUS_CONTENT_TYPE } from "./observability/prometheus.js";
 export { createAgentMetrics, type AgentMetrics } from "./observability/agent-metrics.js";
 export { CostTracker, emptyUsageTotals, type UsageTotals } from "./observability/cost.js";
+
+export {
+  ContextCompressor,
+  asCompressMessages,
+  type CompressionLineage,
+  type CompressionReason,
+  type CompressionResult,
+  type CompressOptions,
+  type ContextCompressorOptions,
+} from "./context/compressor.js";
+export { SUMMARY_MARKER, DROPPED_MARKER, readCompressionNote } from "./context/compression-note.js";
+export { THRASHING_MESSAGE } from "./context/thrash-guard.js";
+export { estimateContextTokens, estimateTextTokens } from "./context/token-estimate.js";
+
+export {
+  registerSkillTools,
+  createSkillTools,
+  bundledSkillsDir,
+  defaultSkillLocations,
+  SKILL_TOOL_NAMES,
+  type SkillToolsOptions,
+  type SkillToolsRegistration,
+  type SkillTools,
+  type SkillLocations,
+} from "./skills/register-skill-tools.js";
+export { SkillCatalog, type SkillCatalogOptions, type SkillCatalogStats } from "./skills/skill-cache.js";
+export { skillsPromptHint } from "./skills/skills-prompt-hint.js";
+export type { SkillEntry, SkillIndex, SkillSource, SkillOverride } from "./skills/skill-index.js";
+export type { SkillProblem } from "./skills/skill-scan.js";
+export type { SkillAction, SkillChangeListener } from "./skills/local-skill-store.js";
+export { parseSkillDocument, SkillFrontmatterSchema, type SkillFrontmatter } from "./skills/frontmatter.js";

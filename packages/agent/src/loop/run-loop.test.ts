@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage, fauxText, fauxToolCall, type Context, type ToolResultMessage } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
+import type { ContextCompressor } from "../context/compressor.js";
 import { defineTool } from "../tools/types.js";
 import { fauxAgentFixture, recordingTool, registryWith, type FauxAgentFixture } from "../testing/faux.js";
 
@@ -248,5 +249,29 @@ describe("agent loop on the faux provider", () => {
     const second = await agent.run("two", { history: first.history });
     expect(second.text).toBe("seen 3");
     expect(second.history).toHaveLength(4);
+  });
+
+  it("compresses proactively before a model call when the compressor says so", async () => {
+    const agent = await fx.make();
+    let seen: Context | undefined;
+    fx.faux.setResponses([
+      (context) => {
+        seen = context;
+        return fauxAssistantMessage("short now");
+      },
+    ]);
+    const compressor = {
+      shouldCompress: () => true,
+      compress: async (messages: Parameters<ContextCompressor["compress"]>[0]) => ({
+        messages: [{ role: "user" as const, content: "[summary] earlier talk", timestamp: 1 }, ...messages.slice(-1)],
+        savedTokens: 100,
+      }),
+    } as unknown as ContextCompressor;
+    const history = [{ role: "user" as const, content: "old question", timestamp: 1 }, fauxAssistantMessage("old answer")];
+    const result = await agent.run("new question", { history, compressor });
+    expect(result.compacted).toBe(true);
+    expect(seen?.messages.map((m) => m.role)).toEqual(["user", "user"]);
+    expect(result.history.map((m) => m.role)).toEqual(["user", "user", "assistant"]);
+    expect(result.trace.spans.map((sp) => sp.name)).toContain("context_compression");
   });
 });

@@ -8,13 +8,14 @@ import type { Trace } from "../observability/tracer.js";
 import { executeToolCalls } from "../tools/executor.js";
 import { toModelTools } from "../tools/registry.js";
 import type { ResultBudgetOptions } from "../tools/result-budget.js";
-import type { AnyToolDefinition } from "../tools/types.js";
+import type { AnyToolDefinition, RunCaller } from "../tools/types.js";
 import type { BudgetTracker } from "./budget.js";
 import { invokeSafely, invokeSafelySync, type AgentCallbacks, type StatusEvent } from "./callbacks.js";
 import { runGraceCall } from "./grace.js";
 import type { ModelBinding } from "./model-call.js";
 import { callWithRecovery, type CompressMessages, type ModelState, type RetryPolicy } from "./resilient-call.js";
 import { assistantText, type RunStopReason } from "./result.js";
+import type { ContextCompressor } from "../context/compressor.js";
 import type { ClassifiedError } from "../errors/classify.js";
 
 export interface LoopDeps {
@@ -28,9 +29,12 @@ export interface LoopDeps {
   callbacks: AgentCallbacks;
   signal: AbortSignal;
   sessionId: string;
+  caller?: RunCaller;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   random?: () => number;
   compress?: CompressMessages;
+  /** Proactive compression before a model call when the transcript nears the context window. */
+  compressor?: Pick<ContextCompressor, "shouldCompress" | "compress">;
   trace: Trace;
   metrics?: AgentMetrics;
   cost: CostTracker;
@@ -87,6 +91,15 @@ export async function runAgentLoop(prior: readonly Message[], input: UserMessage
       notify(deps, { kind: "history_repair", message: `Repaired ${repaired.notes.length} protocol problem(s) in the transcript.`, details: { notes: repaired.notes } });
       history = repaired.messages;
     }
+    if (deps.compressor?.shouldCompress(history, deps.systemPrompt) && deps.budget.tryConsumeCompaction()) {
+      const done = await compressProactively(deps.compressor, history, deps);
+      if (done) {
+        history = done;
+        newFrom = 0;
+        compacted = true;
+      }
+      if (deps.signal.aborted) return outcome("ABORT", "Stopped.");
+    }
 
     const call = await callWithRecovery(deps.state, history, buildContext, {
       ...deps,
@@ -125,6 +138,7 @@ export async function runAgentLoop(prior: readonly Message[], input: UserMessage
       tools: toolsByName,
       signal: deps.signal,
       sessionId: deps.sessionId,
+      caller: deps.caller,
       logger: deps.logger,
       defaultTimeoutMs: deps.defaultToolTimeoutMs,
       budget: deps.budget,
@@ -140,6 +154,25 @@ export async function runAgentLoop(prior: readonly Message[], input: UserMessage
     history = [...history, ...executed.map((result) => result.message)];
     await stepDone(deps, step, text, toolCalls, message);
   }
+}
+
+async function compressProactively(
+  compressor: NonNullable<LoopDeps["compressor"]>,
+  history: Message[],
+  deps: LoopDeps,
+): Promise<Message[] | undefined> {
+  notify(deps, { kind: "compression", message: "The conversation is getting long; compressing older messages." });
+  const span = deps.trace.startSpan("context_compression", { reason: "proactive", messages_before: history.length });
+  let done: Awaited<ReturnType<ContextCompressor["compress"]>> = null;
+  try {
+    done = await compressor.compress(history, { reason: "proactive", sessionId: deps.sessionId, signal: deps.signal });
+  } catch (error) {
+    deps.logger.error("context compression failed", { error: error instanceof Error ? error.message : String(error) });
+  }
+  span.setAttributes({ messages_after: done?.messages.length ?? history.length, compressed: done !== null, saved_tokens: done?.savedTokens ?? 0, fallback: done?.fallback ?? "none" });
+  if (!done) span.recordError("compression produced nothing");
+  span.end();
+  return done?.messages;
 }
 
 function recordAttempt(deps: LoopDeps, message: AssistantMessage, binding: ModelBinding): void {

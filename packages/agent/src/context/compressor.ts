@@ -1,0 +1,223 @@
+import type { Message } from "@mariozechner/pi-ai";
+import type { ModelBinding } from "../loop/model-call.js";
+import type { CompressMessages } from "../loop/resilient-call.js";
+import { silentLogger, type Logger } from "../observability/logger.js";
+import { assembleCompressed } from "./assemble.js";
+import { droppedNoteMessage, latestCompressionTime, readCompressionNote, summaryNoteMessage, userRequestText } from "./compression-note.js";
+import { pruneToolResults, toolCallsById } from "./prune-tool-results.js";
+import { selectRegions } from "./select-regions.js";
+import { summarize } from "./summarize.js";
+import { buildSummaryPrompt } from "./summary-prompt.js";
+import { ThrashGuard, THRASHING_MESSAGE } from "./thrash-guard.js";
+import { estimateContextTokens, estimateMessagesTokens } from "./token-estimate.js";
+
+export type CompressionReason = "proactive" | "overflow";
+
+/** What the gateway stores so the compressed session points back at the one it came from (seed 002 §7.4). */
+export interface CompressionLineage {
+  parentSessionId: string;
+  reason: CompressionReason;
+  messagesBefore: number;
+  messagesAfter: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  summary: string;
+}
+
+export interface ContextCompressorOptions {
+  /** The model that writes summaries (often a cheaper one than the conversation's). */
+  summarizer: ModelBinding;
+  /** Context window of the conversation's model, in tokens. */
+  contextWindow: number;
+  /** Share of the window at which proactive compression starts. */
+  threshold?: number;
+  protectHeadMessages?: number;
+  tailTokenBudget?: number;
+  summaryMaxTokens?: number;
+  summaryTimeoutMs?: number;
+  logger?: Logger;
+  now?: () => number;
+  onLineage?: (record: CompressionLineage) => void;
+}
+
+export interface CompressOptions {
+  reason: CompressionReason;
+  sessionId: string;
+  signal: AbortSignal;
+}
+
+export interface CompressionResult {
+  messages: Message[];
+  summary?: string;
+  savedTokens: number;
+  fallback?: "dropped_middle";
+}
+
+const DEFAULT_THRESHOLD = 0.5;
+const DEFAULT_HEAD_MESSAGES = 2;
+const DEFAULT_TAIL_SHARE = 0.2;
+const REGROW_SHARE = 0.1;
+const DEFAULT_SUMMARY_TIMEOUT_MS = 120_000;
+/** Room in the summariser's window for its instructions and the previous summary. */
+const SUMMARY_PROMPT_OVERHEAD_TOKENS = 3_000;
+
+function clamp(value: number, low: number, high: number): number {
+  return Math.min(Math.max(value, low), high);
+}
+
+/**
+ * Context compression of seed 000 §7 and seed 002 §6: prune old tool output, keep head and recent tail, summarise the
+ * middle with one model call (updating the previous summary rather than summarising it), reassemble and repair.
+ * Holds the anti-thrash state of one conversation, so keep one instance per conversation.
+ */
+export class ContextCompressor {
+  private readonly options: ContextCompressorOptions;
+  private readonly threshold: number;
+  private readonly protectHeadMessages: number;
+  private readonly tailTokenBudget: number;
+  private readonly summaryMaxTokens: number;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+  private readonly guard: ThrashGuard;
+
+  constructor(options: ContextCompressorOptions) {
+    if (!Number.isFinite(options.contextWindow) || options.contextWindow <= 0) {
+      throw new RangeError(`contextWindow must be a positive number of tokens, got ${options.contextWindow}`);
+    }
+    const threshold = options.threshold ?? DEFAULT_THRESHOLD;
+    if (!(threshold > 0 && threshold <= 1)) throw new RangeError(`threshold must be in (0, 1], got ${threshold}`);
+    this.options = options;
+    this.threshold = threshold;
+    this.protectHeadMessages = options.protectHeadMessages ?? DEFAULT_HEAD_MESSAGES;
+    this.tailTokenBudget = options.tailTokenBudget ?? Math.round(options.contextWindow * DEFAULT_TAIL_SHARE);
+    this.summaryMaxTokens =
+      options.summaryMaxTokens ?? Math.min(clamp(Math.round(options.contextWindow * 0.05), 512, 4_096), options.summarizer.model.maxTokens || 4_096);
+    this.logger = options.logger ?? silentLogger;
+    this.now = options.now ?? Date.now;
+    this.guard = new ThrashGuard({ regrowTokens: Math.round(options.contextWindow * REGROW_SHARE) });
+  }
+
+  /** True when the context has reached the threshold and recent compressions were worth their cost. */
+  shouldCompress(messages: readonly Message[], systemPrompt?: string): boolean {
+    const tokens = estimateContextTokens(messages, systemPrompt, { usageValidAfter: latestCompressionTime(messages) });
+    if (tokens < this.threshold * this.options.contextWindow) return false;
+    return this.guard.permitsProactive(estimateMessagesTokens(messages));
+  }
+
+  status(): { thrashing: boolean; message?: string } {
+    return this.guard.thrashing ? { thrashing: true, message: THRASHING_MESSAGE } : { thrashing: false };
+  }
+
+  /** Forget the anti-thrash history, e.g. when the user starts over. */
+  reset(): void {
+    this.guard.reset();
+  }
+
+  /** A shorter transcript, or null when there is nothing to compress, it would not help, or the run was cancelled. */
+  async compress(messages: readonly Message[], options: CompressOptions): Promise<CompressionResult | null> {
+    const { reason, signal } = options;
+    if (signal.aborted) return null;
+    const tokensBefore = estimateMessagesTokens(messages);
+    const permitted = reason === "overflow" ? this.guard.permitsOverflow() : this.guard.permitsProactive(tokensBefore);
+    if (!permitted) {
+      this.logger.info("context compression skipped: recent compressions saved too little", { reason, tokens: tokensBefore });
+      return null;
+    }
+
+    const regions = selectRegions(messages, { protectHeadMessages: this.protectHeadMessages, tailTokenBudget: this.tailTokenBudget });
+    if (regions.tailStart <= regions.headEnd) {
+      // Over the threshold with nothing between head and tail: compression cannot help, which the guard should know.
+      this.guard.record(tokensBefore, tokensBefore);
+      return null;
+    }
+    const calls = toolCallsById(messages);
+    const head = pruneToolResults(messages.slice(0, regions.headEnd), { calls }).messages;
+    const middle = messages.slice(regions.headEnd, regions.tailStart);
+    const tail = messages.slice(regions.tailStart);
+    const previousSummary = middle
+      .map((message) => readCompressionNote(message)?.body ?? "")
+      .filter((body) => body.length > 0)
+      .join("\n\n");
+    // The request being worked on must survive verbatim even when the summary fails.
+    const latestRequest = tail.some((m) => userRequestText(m) !== undefined)
+      ? undefined
+      : middle.map(userRequestText).filter((text): text is string => text !== undefined).at(-1);
+
+    const request = buildSummaryPrompt({
+      middle,
+      calls,
+      previousSummary: previousSummary || undefined,
+      maxSummaryTokens: this.summaryMaxTokens,
+      transcriptTokenBudget: Math.max(
+        2_000,
+        Math.floor(this.options.summarizer.model.contextWindow * 0.8) - this.summaryMaxTokens - SUMMARY_PROMPT_OVERHEAD_TOKENS,
+      ),
+    });
+    const outcome = await summarize(this.options.summarizer, request, {
+      signal,
+      sessionId: `${options.sessionId}:compression`,
+      maxTokens: this.summaryMaxTokens,
+      timeoutMs: this.options.summaryTimeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS,
+      now: this.now,
+    });
+    // A cancelled run keeps its transcript as it was rather than losing the middle to a fallback.
+    if (signal.aborted) return null;
+
+    const timestamp = this.now();
+    const replacedMessages = middle.length;
+    if (!outcome.ok) {
+      this.logger.warn("summary failed; dropping the middle of the conversation instead", { reason: outcome.reason, detail: outcome.detail, replacedMessages });
+    } else if (outcome.truncated) {
+      this.logger.warn("summary hit its token limit and may be incomplete", { maxTokens: this.summaryMaxTokens });
+    }
+    const note = outcome.ok
+      ? summaryNoteMessage({ summary: outcome.summary, replacedMessages, latestRequest, timestamp })
+      : droppedNoteMessage({ replacedMessages, previousSummary: previousSummary || undefined, latestRequest, timestamp });
+    const assembled = assembleCompressed({ head, note, tail }, this.now);
+    if (assembled.repairs.length > 0) this.logger.info("history repaired after compression", { repairs: assembled.repairs.map((r) => r.kind) });
+
+    const tokensAfter = estimateMessagesTokens(assembled.messages);
+    const { effective } = this.guard.record(tokensBefore, tokensAfter);
+    if (tokensAfter >= tokensBefore) {
+      this.logger.info("context compression did not shrink the conversation; keeping it", { reason, tokensBefore, tokensAfter });
+      return null;
+    }
+    const summaryText = outcome.ok ? outcome.summary : typeof note.content === "string" ? note.content : "";
+    this.logger.info("context compressed", {
+      reason,
+      messagesBefore: messages.length,
+      messagesAfter: assembled.messages.length,
+      tokensBefore,
+      tokensAfter,
+      effective,
+      fallback: outcome.ok ? undefined : "dropped_middle",
+    });
+    this.emitLineage({
+      parentSessionId: options.sessionId,
+      reason,
+      messagesBefore: messages.length,
+      messagesAfter: assembled.messages.length,
+      tokensBefore,
+      tokensAfter,
+      summary: summaryText,
+    });
+    return {
+      messages: assembled.messages,
+      savedTokens: tokensBefore - tokensAfter,
+      ...(outcome.ok ? { summary: outcome.summary } : { fallback: "dropped_middle" as const }),
+    };
+  }
+
+  private emitLineage(record: CompressionLineage): void {
+    try {
+      this.options.onLineage?.(record);
+    } catch (error) {
+      this.logger.error("onLineage callback failed", { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+}
+
+/** Adapter to the loop's overflow hook (`HermesAgentConfig.compress` / `LoopDeps.compress`). */
+export function asCompressMessages(compressor: ContextCompressor, sessionId: string): CompressMessages {
+  return async (messages, info) => (await compressor.compress(messages, { reason: info.reason, sessionId, signal: info.signal }))?.messages ?? null;
+}
