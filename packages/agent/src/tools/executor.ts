@@ -7,7 +7,7 @@ import { planBatches, type PlannedCall } from "./batch-plan.js";
 import { callKey } from "./call-key.js";
 import { applyResultBudget, type ResultBudgetOptions } from "./result-budget.js";
 import { runWithDeadline } from "./run-with-deadline.js";
-import type { AnyToolDefinition, ToolResult } from "./types.js";
+import type { AnyToolDefinition, RunCaller, ToolResult } from "./types.js";
 
 export interface ExecuteToolCallsOptions {
   step: number;
@@ -15,6 +15,7 @@ export interface ExecuteToolCallsOptions {
   tools: ReadonlyMap<string, AnyToolDefinition>;
   signal: AbortSignal;
   sessionId: string;
+  caller?: RunCaller;
   logger: Logger;
   defaultTimeoutMs: number;
   budget: BudgetTracker;
@@ -171,6 +172,7 @@ async function runOne(
     timeoutMs: tool.timeoutMs ?? options.defaultTimeoutMs,
     toolCallId: p.call.id,
     sessionId: options.sessionId,
+    caller: options.caller,
     logger: options.logger.child({ tool: tool.name, toolCallId: p.call.id }),
   });
   const durationMs = options.now() - started;

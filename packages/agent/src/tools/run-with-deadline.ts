@@ -1,5 +1,5 @@
 import type { Logger } from "../observability/logger.js";
-import type { AnyToolDefinition, ToolResult } from "./types.js";
+import type { AnyToolDefinition, RunCaller, ToolResult } from "./types.js";
 
 export type DeadlineOutcome =
   | { kind: "done"; result: ToolResult }
@@ -16,7 +16,7 @@ const MAX_TIMER_MS = 2_147_483_647;
 export async function runWithDeadline(
   tool: AnyToolDefinition,
   args: Record<string, unknown>,
-  options: { parentSignal: AbortSignal; timeoutMs: number; toolCallId: string; sessionId: string; logger: Logger },
+  options: { parentSignal: AbortSignal; timeoutMs: number; toolCallId: string; sessionId: string; logger: Logger; caller?: RunCaller },
 ): Promise<DeadlineOutcome> {
   if (options.parentSignal.aborted) return { kind: "aborted" };
   const controller = new AbortController();
@@ -51,6 +51,7 @@ export async function runWithDeadline(
       toolCallId: options.toolCallId,
       sessionId: options.sessionId,
       logger: options.logger,
+      caller: options.caller,
     };
     Promise.resolve()
       .then(() => tool.handler(args, context))

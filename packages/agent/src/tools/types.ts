@@ -9,6 +9,14 @@ import type { Logger } from "../observability/logger.js";
  */
 export type ConcurrencyClass = "parallel-safe" | "path-scoped" | "never-parallel";
 
+/** Who a run is for, as the embedding application (the gateway) knows it; tools scope their data with it. */
+export interface RunCaller {
+  platform?: string;
+  userId?: string;
+  chatId?: string;
+  sessionKey?: string;
+}
+
 /** What a tool handler receives besides its validated arguments. */
 export interface ToolContext {
   /** Aborted when the run is cancelled or the call's timeout passes; long work must honour it. */
@@ -16,6 +24,8 @@ export interface ToolContext {
   toolCallId: string;
   sessionId: string;
   logger: Logger;
+  /** Present when the run was started with a caller (e.g. session_search limits itself to this user's sessions). */
+  caller?: RunCaller;
 }
 
 /** Outcome of a tool call. Expected failures are values (`isError: true`), not exceptions. */

@@ -92,6 +92,9 @@ export interface GatewayConfig {
   readonly webAllowPrivate: boolean;
   readonly logLevel: LogLevel;
   readonly systemPrompt?: string;
+  /** How group and thread conversations map to sessions. */
+  readonly sessionScope: { readonly groupSessions: "per_user" | "shared"; readonly threadSessions: "shared" | "per_user" };
+  readonly botName?: string;
   /** Provider API keys by variable name, e.g. { ANTHROPIC_API_KEY: "…" }, from the environment, .env or config.yaml. */
   readonly providerKeys: Readonly<Record<string, string>>;
 }

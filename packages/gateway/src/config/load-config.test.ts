@@ -66,6 +66,7 @@ describe("loadConfig defaults", () => {
         webAllowPrivate: false,
         logLevel: "info",
         providerKeys: {},
+        sessionScope: { groupSessions: "per_user", threadSessions: "shared" },
       },
     });
   });

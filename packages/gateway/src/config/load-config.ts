@@ -79,6 +79,11 @@ function readGatewayConfig(
   const search = readSearch(reader);
   const webAllowPrivate = reader.boolean("HERMES_WEB_ALLOW_PRIVATE") ?? false;
   const logLevel = reader.choice("HERMES_LOG_LEVEL", LOG_LEVELS) ?? "info";
+  const sessionScope = {
+    groupSessions: reader.choice("HERMES_GROUP_SESSIONS", ["per_user", "shared"] as const) ?? "per_user",
+    threadSessions: reader.choice("HERMES_THREAD_SESSIONS", ["shared", "per_user"] as const) ?? "shared",
+  };
+  const botName = reader.text("HERMES_BOT_NAME");
 
   return {
     home,
@@ -91,6 +96,8 @@ function readGatewayConfig(
     webAllowPrivate,
     logLevel,
     providerKeys,
+    sessionScope,
+    ...(botName !== undefined && { botName }),
     ...(model && { model }),
     ...(fallback && { fallback }),
     ...(workerHttpPort !== undefined && { workerHttpPort }),

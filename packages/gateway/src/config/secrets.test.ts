@@ -14,6 +14,7 @@ const BASE: GatewayConfig = {
   webAllowPrivate: false,
   logLevel: "info",
   providerKeys: {},
+  sessionScope: { groupSessions: "per_user", threadSessions: "shared" },
 };
 
 describe("configSecrets", () => {

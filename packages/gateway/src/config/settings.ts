@@ -213,6 +213,24 @@ export const SETTINGS = [
     default: "info",
     secret: false,
   },
+  {
+    name: "HERMES_GROUP_SESSIONS",
+    description: "Group chats outside threads: per_user (each person has their own session) or shared",
+    default: "per_user",
+    secret: false,
+  },
+  {
+    name: "HERMES_THREAD_SESSIONS",
+    description: "Threads and forum topics: shared (one session, messages prefixed with the sender) or per_user",
+    default: "shared",
+    secret: false,
+  },
+  {
+    name: "HERMES_BOT_NAME",
+    description: "The bot's username, for recognising /command@botname and @mentions where the platform does not say",
+    default: "",
+    secret: false,
+  },
 ] as const satisfies readonly SettingInfo[];
 
 export type SettingName = (typeof SETTINGS)[number]["name"];
