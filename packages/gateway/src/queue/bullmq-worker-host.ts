@@ -1,0 +1,176 @@
+import { silentLogger, type Logger } from "@hermes/agent";
+import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import { closeRedis, openRedis } from "./redis-connection.js";
+import { RunRegistry, type RunHandle } from "./run-registry.js";
+import { settlesWithin, timerScheduler, type Scheduler } from "./scheduler.js";
+import { StopListener } from "./stop-channel.js";
+import {
+  DEFAULT_RUN_QUEUE_NAME,
+  parseAgentRunJob,
+  type AgentRunJob,
+  type QueueCloseOptions,
+  type RunOutcome,
+  type RunProcessor,
+  type WorkerHealth,
+} from "./types.js";
+
+export interface BullMqWorkerHostOptions {
+  redisUrl: string;
+  queueName?: string;
+  processor: RunProcessor;
+  /** Runs at once in this process (HERMES_WORKERS). */
+  concurrency: number;
+  /** A job's lock lives this long unless renewed; BullMQ renews it at half-time while the processor runs. */
+  lockDurationMs?: number;
+  /** How often this worker looks for jobs whose lock expired (their worker died). */
+  stalledIntervalMs?: number;
+  /** Stalls a job survives before it fails for good. */
+  maxStalledCount?: number;
+  /** Pause before a "retry_later" job may run again. */
+  retryLaterDelayMs?: number;
+  /** After aborting runs that outlived the drain, how long close() waits for them to hand their jobs back. */
+  abortGraceMs?: number;
+  logger?: Logger;
+  now?: () => number;
+  scheduler?: Scheduler;
+}
+
+const DEFAULT_DRAIN_MS = 10_000;
+
+/**
+ * The consumer side of the BullMQ run queue (the `npm run worker` process). Short job locks, renewed while a run is
+ * alive, let another worker take over within lockDuration + 2 × stalledInterval when this process dies.
+ */
+export class BullMqWorkerHost {
+  private readonly processor: RunProcessor;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+  private readonly scheduler: Scheduler;
+  private readonly retryLaterDelayMs: number;
+  private readonly abortGraceMs: number;
+  private readonly connection: Redis;
+  private readonly worker: Worker<unknown, AgentRunJob>;
+  private readonly stops: StopListener;
+  private readonly runs = new RunRegistry();
+  private readonly started: Promise<void>;
+  private processed = 0;
+  private failed = 0;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: BullMqWorkerHostOptions) {
+    this.processor = options.processor;
+    this.logger = options.logger ?? silentLogger;
+    this.now = options.now ?? Date.now;
+    this.scheduler = options.scheduler ?? timerScheduler;
+    this.retryLaterDelayMs = options.retryLaterDelayMs ?? 250;
+    this.abortGraceMs = options.abortGraceMs ?? 2_000;
+    this.connection = openRedis(options.redisUrl, { name: "hermes-worker", waitThroughOutages: true }, this.logger);
+    this.worker = new Worker<unknown, AgentRunJob>(
+      options.queueName ?? DEFAULT_RUN_QUEUE_NAME,
+      (job, token) => this.process(job, token),
+      {
+        connection: this.connection,
+        concurrency: options.concurrency,
+        lockDuration: options.lockDurationMs ?? 10_000,
+        stalledInterval: options.stalledIntervalMs ?? 5_000,
+        maxStalledCount: options.maxStalledCount ?? 3,
+        autorun: false,
+      },
+    );
+    this.worker.on("error", (error: Error) => this.logger.error("run worker error", { error }));
+    this.worker.on("failed", (job: Job | undefined, error: Error) => {
+      this.logger.warn("agent run attempt failed", { jobId: job?.id, attemptsMade: job?.attemptsMade, error });
+    });
+    this.stops = new StopListener(options.redisUrl, (sessionKey) => this.stopSession(sessionKey), this.logger);
+    this.started = this.start();
+    this.started.catch((error: unknown) => {
+      if (!this.closing) this.logger.error("run worker failed to start", { error });
+    });
+  }
+
+  /** Resolves once stop requests are heard and jobs are being taken. */
+  ready(): Promise<void> {
+    return this.started;
+  }
+
+  workerHealth(): WorkerHealth {
+    return { running: this.runs.size, processed: this.processed, failed: this.failed, closing: this.closing !== undefined };
+  }
+
+  /** Stops taking jobs, waits up to drainMs for running ones, then aborts them and hands their jobs back to the queue. */
+  close(options: QueueCloseOptions = {}): Promise<void> {
+    this.closing ??= this.shutDown(options.drainMs ?? DEFAULT_DRAIN_MS);
+    return this.closing;
+  }
+
+  private async start(): Promise<void> {
+    // Subscribe first: a stop for a run this worker takes must never fall in a gap.
+    await this.stops.ready;
+    if (this.closing) return;
+    this.worker.run().catch((error: unknown) => this.logger.error("run worker loop ended", { error }));
+    await this.worker.waitUntilReady();
+  }
+
+  private stopSession(sessionKey: string): void {
+    const aborted = this.runs.abortSession(sessionKey);
+    if (aborted > 0) this.logger.info("stopping runs", { sessionKey, runs: aborted });
+  }
+
+  private async shutDown(drainMs: number): Promise<void> {
+    if (this.worker.isRunning()) await this.worker.pause(true);
+    let force = false;
+    if (!(await settlesWithin(this.runs.whenIdle(), drainMs, this.scheduler))) {
+      const aborted = this.runs.abortAll("shutdown");
+      this.logger.warn("runs outlived the shutdown drain; handing them back to the queue", { runs: aborted, drainMs });
+      force = !(await settlesWithin(this.runs.whenIdle(), this.abortGraceMs, this.scheduler));
+      // Their locks stop being renewed, so another worker picks their jobs up once the locks expire.
+      if (force) this.logger.error("runs ignored their abort signal at shutdown", { runs: this.runs.size });
+    }
+    await this.worker.close(force);
+    await this.stops.close();
+    await closeRedis(this.connection);
+  }
+
+  private async process(job: Job<unknown, AgentRunJob>, token: string | undefined): Promise<AgentRunJob> {
+    const data = parseAgentRunJob(job.data);
+    if (data === undefined) throw new UnrecoverableError(`malformed agent run job ${job.id ?? "?"}`);
+    const run = this.runs.start(data);
+    try {
+      const outcome = await this.runProcessor(run, job, token);
+      if (outcome === "retry_later") {
+        await job.moveToDelayed(this.now() + this.retryLaterDelayMs, token);
+        throw new DelayedError();
+      }
+      return data;
+    } finally {
+      this.processed += 1;
+      run.finish();
+    }
+  }
+
+  /** The processor's outcome; a run cut short by shutdown goes back to the queue instead of completing. */
+  private async runProcessor(run: RunHandle, job: Job<unknown, AgentRunJob>, token: string | undefined): Promise<RunOutcome> {
+    let outcome: RunOutcome;
+    try {
+      outcome = await this.processor(run.job, { signal: run.signal });
+    } catch (error) {
+      if (run.abortCause() === "shutdown") return this.handBack(job, token);
+      this.failed += 1;
+      // Retrying a run the user stopped would undo the stop.
+      if (run.abortCause() === "stop") throw new UnrecoverableError(`run stopped and then failed: ${messageOf(error)}`);
+      throw error;
+    }
+    if (run.abortCause() === "shutdown") return this.handBack(job, token);
+    return outcome;
+  }
+
+  private async handBack(job: Job<unknown, AgentRunJob>, token: string | undefined): Promise<never> {
+    await job.moveToWait(token);
+    throw new WaitingError();
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,252 @@
+import { describe, expect, it } from "vitest";
+import type { Logger } from "@hermes/agent";
+import { InlineQueue } from "./inline-queue.js";
+import { ManualScheduler, deferred, settleCallbacks, type Deferred } from "./testing.js";
+import { RunAbortedError, type AgentRunJob, type RunOutcome, type RunProcessor, type SettledOutcome } from "./types.js";
+
+interface StartedRun {
+  job: AgentRunJob;
+  signal: AbortSignal;
+  outcome: Deferred<RunOutcome>;
+}
+
+/** A processor whose runs the test finishes one by one. */
+class ScriptedRuns {
+  readonly started: StartedRun[] = [];
+  readonly processor: RunProcessor = async (job, { signal }) => {
+    const outcome = deferred<RunOutcome>();
+    this.started.push({ job, signal, outcome });
+    return outcome.promise;
+  };
+
+  ids(): number[] {
+    return this.started.map((run) => run.job.inboundId);
+  }
+
+  run(index: number): StartedRun {
+    const run = this.started[index];
+    if (!run) throw new Error(`run ${index} has not started; started: ${this.ids().join(",")}`);
+    return run;
+  }
+}
+
+function job(inboundId: number, sessionKey = `agent:main:test:dm:${inboundId}`): AgentRunJob {
+  return { inboundId, sessionKey };
+}
+
+function recordSettled(queue: InlineQueue): Array<[number, SettledOutcome]> {
+  const settled: Array<[number, SettledOutcome]> = [];
+  queue.onSettled((settledJob, outcome) => settled.push([settledJob.inboundId, outcome]));
+  return settled;
+}
+
+function recordingLogger(lines: Array<{ level: string; message: string }>): Logger {
+  const logger: Logger = {
+    debug: (message) => lines.push({ level: "debug", message }),
+    info: (message) => lines.push({ level: "info", message }),
+    warn: (message) => lines.push({ level: "warn", message }),
+    error: (message) => lines.push({ level: "error", message }),
+    child: () => logger,
+  };
+  return logger;
+}
+
+describe("InlineQueue", () => {
+  it("runs at most `concurrency` jobs at once and starts the next when one finishes", async () => {
+    const runs = new ScriptedRuns();
+    const queue = new InlineQueue(runs.processor, { concurrency: 2, scheduler: new ManualScheduler() });
+    for (const id of [1, 2, 3, 4]) await queue.enqueue(job(id));
+
+    expect(runs.ids()).toEqual([1, 2]);
+    expect(queue.running).toBe(2);
+
+    runs.run(1).outcome.resolve("done");
+    await settleCallbacks();
+    expect(runs.ids()).toEqual([1, 2, 3]);
+    expect(queue.running).toBe(2);
+
+    runs.run(0).outcome.resolve("done");
+    runs.run(2).outcome.resolve("done");
+    await settleCallbacks();
+    expect(runs.ids()).toEqual([1, 2, 3, 4]);
+    expect(queue.running).toBe(1);
+    runs.run(3).outcome.resolve("done");
+    await queue.close();
+  });
+
+  it("starts jobs in the order they were enqueued", async () => {
+    const runs = new ScriptedRuns();
+    const queue = new InlineQueue(runs.processor, { concurrency: 1, scheduler: new ManualScheduler() });
+    for (const id of [5, 3, 9, 1]) await queue.enqueue(job(id));
+    for (let index = 0; index < 4; index += 1) {
+      runs.run(index).outcome.resolve("done");
+      await settleCallbacks();
+    }
+    expect(runs.ids()).toEqual([5, 3, 9, 1]);
+    await queue.close();
+  });
+
+  it("enqueues an inbound id once while it is queued or running, and again after it settled", async () => {
+    const runs = new ScriptedRuns();
+    const queue = new InlineQueue(runs.processor, { concurrency: 1, scheduler: new ManualScheduler() });
+    const settled = recordSettled(queue);
+
+    expect(await queue.enqueue(job(1))).toEqual({ enqueued: true });
+    expect(await queue.enqueue(job(2))).toEqual({ enqueued: true });
+    expect(await queue.enqueue(job(1))).toEqual({ enqueued: false });
+    expect(await queue.enqueue(job(2))).toEqual({ enqueued: false });
+
+    runs.run(0).outcome.resolve("done");
+    await settleCallbacks();
+    expect(settled).toEqual([[1, "done"]]);
+    expect(await queue.enqueue(job(1))).toEqual({ enqueued: true });
+
+    runs.run(1).outcome.resolve("done");
+    await settleCallbacks();
+    runs.run(2).outcome.resolve("done");
+    await settleCallbacks();
+    expect(runs.ids()).toEqual([1, 2, 1]);
+    expect(settled).toEqual([
+      [1, "done"],
+      [2, "done"],
+      [1, "done"],
+    ]);
+    await queue.close();
+  });
+
+  it("puts a retry_later job back at the end of the queue after retryDelayMs", async () => {
+    const runs = new ScriptedRuns();
+    const scheduler = new ManualScheduler();
+    const queue = new InlineQueue(runs.processor, { concurrency: 1, retryDelayMs: 200, scheduler });
+    const settled = recordSettled(queue);
+    await queue.enqueue(job(1));
+    await queue.enqueue(job(2));
+
+    runs.run(0).outcome.resolve("retry_later");
+    await settleCallbacks();
+    expect(runs.ids()).toEqual([1, 2]);
+    expect(scheduler.waiting()).toEqual([200]);
+    // Still queued (waiting out its delay), so a re-delivery is not a second job.
+    expect(await queue.enqueue(job(1))).toEqual({ enqueued: false });
+
+    await queue.enqueue(job(3));
+    scheduler.fire(200);
+    runs.run(1).outcome.resolve("done");
+    await settleCallbacks();
+    runs.run(2).outcome.resolve("done");
+    await settleCallbacks();
+    runs.run(3).outcome.resolve("done");
+    await settleCallbacks();
+
+    expect(runs.ids()).toEqual([1, 2, 3, 1]);
+    expect(settled).toEqual([
+      [2, "done"],
+      [3, "done"],
+      [1, "done"],
+    ]);
+    await queue.close();
+  });
+
+  it("retries a throwing processor three times with growing backoff, then settles the job as failed", async () => {
+    const scheduler = new ManualScheduler();
+    const lines: Array<{ level: string; message: string }> = [];
+    let attempts = 0;
+    const queue = new InlineQueue(
+      async () => {
+        attempts += 1;
+        throw new Error("model exploded");
+      },
+      { concurrency: 1, failureBackoffMs: 1_000, scheduler, logger: recordingLogger(lines) },
+    );
+    const settled = recordSettled(queue);
+    await queue.enqueue(job(7));
+    await settleCallbacks();
+
+    const delays: number[] = [];
+    for (let retry = 0; retry < 3; retry += 1) {
+      delays.push(...scheduler.waiting());
+      scheduler.fire();
+      await settleCallbacks();
+    }
+
+    expect(delays).toEqual([1_000, 2_000, 4_000]);
+    expect(attempts).toBe(4);
+    expect(scheduler.waiting()).toEqual([]);
+    expect(settled).toEqual([[7, "failed"]]);
+    expect(lines.filter((line) => line.level === "error" && line.message === "agent run failed")).toHaveLength(4);
+    expect(await queue.enqueue(job(7))).toEqual({ enqueued: true });
+    await queue.close();
+  });
+
+  it("stop(sessionKey) aborts the running jobs of that session only", async () => {
+    const runs = new ScriptedRuns();
+    const queue = new InlineQueue(runs.processor, { concurrency: 3, scheduler: new ManualScheduler() });
+    const settled = recordSettled(queue);
+    await queue.enqueue(job(1, "session-a"));
+    await queue.enqueue(job(2, "session-b"));
+    await queue.enqueue(job(3, "session-a"));
+
+    await queue.stop("session-a");
+
+    const aborted = runs.started.map((run) => run.signal.aborted);
+    expect(aborted).toEqual([true, false, true]);
+    const reason: unknown = runs.run(0).signal.reason;
+    expect(reason).toBeInstanceOf(RunAbortedError);
+    expect(reason instanceof RunAbortedError && reason.abortCause).toBe("stop");
+
+    // A run the user stopped is not retried even if its processor throws.
+    for (const [index, ending] of [[0, "done"], [1, "done"], [2, "throw"]] as const) {
+      if (ending === "done") runs.run(index).outcome.resolve("done");
+      else runs.run(index).outcome.reject(new Error("aborted"));
+      await settleCallbacks();
+    }
+    expect(settled).toEqual([
+      [1, "done"],
+      [2, "done"],
+      [3, "failed"],
+    ]);
+    await queue.close();
+  });
+
+  it("close() stops taking jobs, drops queued ones and waits for running ones", async () => {
+    const runs = new ScriptedRuns();
+    const scheduler = new ManualScheduler();
+    const queue = new InlineQueue(runs.processor, { concurrency: 1, scheduler });
+    const settled = recordSettled(queue);
+    await queue.enqueue(job(1));
+    await queue.enqueue(job(2));
+
+    let closed = false;
+    const closing = queue.close({ drainMs: 5_000 }).then(() => (closed = true));
+    await settleCallbacks();
+    expect(closed).toBe(false);
+    expect(await queue.enqueue(job(3))).toEqual({ enqueued: false });
+
+    runs.run(0).outcome.resolve("done");
+    await closing;
+    expect(settled).toEqual([[1, "done"]]);
+    expect(runs.ids()).toEqual([1]);
+    expect(runs.run(0).signal.aborted).toBe(false);
+  });
+
+  it("close() aborts runs that outlive drainMs with a shutdown reason", async () => {
+    const runs = new ScriptedRuns();
+    const scheduler = new ManualScheduler();
+    const queue = new InlineQueue(runs.processor, { concurrency: 2, scheduler });
+    const settled = recordSettled(queue);
+    await queue.enqueue(job(1));
+    runs.started[0]?.signal.addEventListener("abort", () => runs.run(0).outcome.resolve("done"));
+
+    const closing = queue.close({ drainMs: 3_000 });
+    await settleCallbacks();
+    expect(scheduler.waiting()).toEqual([3_000]);
+    expect(runs.run(0).signal.aborted).toBe(false);
+
+    scheduler.fire(3_000);
+    await closing;
+    const reason: unknown = runs.run(0).signal.reason;
+    expect(reason instanceof RunAbortedError && reason.abortCause).toBe("shutdown");
+    expect(settled).toEqual([[1, "done"]]);
+    expect(queue.running).toBe(0);
+  });
+});

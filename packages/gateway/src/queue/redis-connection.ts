@@ -1,0 +1,32 @@
+import type { Logger } from "@hermes/agent";
+import { Redis } from "ioredis";
+
+export interface OpenRedisOptions {
+  /** Why the connection exists, for logs and `CLIENT LIST`. */
+  name: string;
+  /** BullMQ workers and subscribers wait out outages instead of failing commands (`maxRetriesPerRequest: null`). */
+  waitThroughOutages?: boolean;
+}
+
+/** An ioredis connection whose errors are logged (ioredis otherwise prints unhandled error events itself). */
+export function openRedis(url: string, options: OpenRedisOptions, logger: Logger): Redis {
+  const redis = options.waitThroughOutages
+    ? new Redis(url, { connectionName: options.name, maxRetriesPerRequest: null })
+    : new Redis(url, { connectionName: options.name });
+  redis.on("error", (error: unknown) => logger.warn("redis connection error", { connection: options.name, error }));
+  return redis;
+}
+
+/** Quits politely; a connection that is already broken is just dropped. */
+export async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status === "end") return;
+  if (redis.status !== "ready") {
+    redis.disconnect();
+    return;
+  }
+  try {
+    await redis.quit();
+  } catch {
+    redis.disconnect();
+  }
+}
