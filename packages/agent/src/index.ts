@@ -65,3 +65,4 @@ export type { SkillEntry, SkillIndex, SkillSource, SkillOverride } from "./skill
 export type { SkillProblem } from "./skills/skill-scan.js";
 export type { SkillAction, SkillChangeListener } from "./skills/local-skill-store.js";
 export { parseSkillDocument, SkillFrontmatterSchema, type SkillFrontmatter } from "./skills/frontmatter.js";
+export * from "./memory/index.js";

@@ -20,3 +20,24 @@ export type {
 } from "./config/gateway-config.js";
 export { createAgentFromConfig, NO_MODEL_MESSAGE, type AgentBuild, type AgentDeps } from "./agent/create-agent.js";
 export { createGatewayLogger, type GatewayLoggerOptions } from "./logging/create-logger.js";
+export { isAllowlisted, type AllowedUsersLike } from "./auth/allowlist.js";
+export { authorize, type AuthorizationDecision, type AuthorizeDeps } from "./auth/authorize.js";
+export {
+  PairingService,
+  type ApprovalResult,
+  type PairingOutcome,
+  type PairingOverview,
+  type PairingServiceOptions,
+  type PairingUser,
+  type PendingPairing,
+} from "./auth/pairing-service.js";
+export { MemoryPairingStore } from "./auth/memory-pairing-store.js";
+export type { ApprovedUserRecord, NewPairingRequest, PairingRequestRecord, PairingStoreLike } from "./auth/pairing-store.js";
+export {
+  APPROVAL_LOCKOUT_MS,
+  MAX_FAILED_APPROVALS,
+  MAX_PENDING_PER_PLATFORM,
+  PAIRING_CODE_TTL_MS,
+  PAIRING_REQUEST_INTERVAL_MS,
+} from "./auth/pairing-rules.js";
+export * from "./hooks/index.js";

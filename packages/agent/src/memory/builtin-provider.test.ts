@@ -1,0 +1,82 @@
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../observability/logger.js";
+import type { ToolContext } from "../tools/types.js";
+import { BuiltinMemoryProvider } from "./builtin-provider.js";
+import type { MemoryProviderContext, MemoryWrite } from "./memory-provider.js";
+
+let dir: string;
+let writes: MemoryWrite[];
+const toolContext: ToolContext = { signal: new AbortController().signal, toolCallId: "c", sessionId: "s", logger: silentLogger };
+
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), "hermes-"));
+  writes = [];
+});
+
+afterEach(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+function providerContext(): MemoryProviderContext {
+  return { memoryDir: dir, logger: silentLogger, sessionId: "s", notifyWrite: (write) => writes.push(write) };
+}
+
+async function started(): Promise<BuiltinMemoryProvider> {
+  const provider = new BuiltinMemoryProvider({ memoryDir: dir });
+  await provider.initialize(providerContext());
+  return provider;
+}
+
+describe("BuiltinMemoryProvider", () => {
+  it("is always available and offers exactly the memory tool", async () => {
+    const provider = await started();
+    expect(provider.name).toBe("builtin");
+    expect(await provider.isAvailable()).toBe(true);
+    expect(provider.getToolSchemas().map((tool) => tool.name)).toEqual(["memory"]);
+  });
+
+  it("shows both files in its prompt block, with sizes, and nothing when both are empty", async () => {
+    expect((await started()).systemPromptBlock()).toBe("");
+    await fs.writeFile(path.join(dir, "MEMORY.md"), "§ Repo uses pnpm\n");
+    await fs.writeFile(path.join(dir, "USER.md"), "§ Call me Sam\n");
+    expect((await started()).systemPromptBlock()).toBe(
+      "## Your notes (MEMORY.md, 16/2,200 characters)\n§ Repo uses pnpm\n\n## About the user (USER.md, 13/1,375 characters)\n§ Call me Sam",
+    );
+  });
+
+  it("keeps the prompt block frozen while the tool writes, and the tool sees the live files", async () => {
+    await fs.writeFile(path.join(dir, "MEMORY.md"), "§ first fact\n");
+    const provider = await started();
+    const before = provider.systemPromptBlock();
+    const [tool] = provider.getToolSchemas();
+    if (!tool) throw new Error("no tool");
+
+    await tool.handler({ action: "add", target: "memory", content: "second fact" }, toolContext);
+    await tool.handler({ action: "replace", target: "memory", old_text: "first", content: "first fact, revised" }, toolContext);
+    const read = await tool.handler({ action: "read", target: "memory" }, toolContext);
+
+    expect(read.content).toContain("§ first fact, revised\n§ second fact");
+    expect(provider.systemPromptBlock()).toBe(before);
+    expect(before).toContain("§ first fact");
+    expect(writes.map((write) => write.key)).toEqual(["memory", "memory"]);
+
+    await provider.refreshSnapshot();
+    expect(provider.systemPromptBlock()).toContain("§ first fact, revised\n§ second fact");
+  });
+
+  it("keeps learnings aimed at memory or user under the store's rules", async () => {
+    const provider = await started();
+    await provider.onLearnings([
+      { target: "user", content: "Prefers British spelling", source: "review" },
+      { target: "user", content: "prefers british spelling" },
+      { target: "memory", content: "password: letmein" },
+      { target: "skills", content: "not for the built-in files" },
+    ]);
+    expect(await fs.readFile(path.join(dir, "USER.md"), "utf8")).toBe("§ Prefers British spelling\n");
+    await expect(fs.readFile(path.join(dir, "MEMORY.md"), "utf8")).rejects.toThrow();
+    expect(writes).toEqual([{ key: "user", value: "Prefers British spelling" }]);
+  });
+});

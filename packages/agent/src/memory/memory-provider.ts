@@ -1,0 +1,95 @@
+import type { Message } from "@mariozechner/pi-ai";
+import type { HermesAgentResult } from "../loop/result.js";
+import type { Logger } from "../observability/logger.js";
+import type { AnyToolDefinition } from "../tools/types.js";
+
+/** A memory change one provider reports, so the manager can mark the prompt stale and tell the others. */
+export interface MemoryWrite {
+  /** What was written to: "memory" or "user" for the built-in files, any key for an external provider. */
+  key: string;
+  /** The new text (empty for a removal). */
+  value: string;
+}
+
+/** What a provider receives at construction (plugin `register(ctx)` / class constructor) and at `initialize()`. */
+export interface MemoryProviderContext {
+  /** Folder of the built-in files ($HERMES_HOME/memory); external providers may keep their own state beside it. */
+  memoryDir: string;
+  logger: Logger;
+  sessionId: string;
+  /** Report a write: marks the cached system prompt stale and calls `onMemoryWrite` on the other providers. */
+  notifyWrite: (write: MemoryWrite) => void;
+}
+
+/** Something worth keeping that the background reviewer (or another component) found; see `recordLearnings`. */
+export interface MemoryLearning {
+  /** "memory" or "user" reach the built-in files; other targets are for external providers that know them. */
+  target: string;
+  content: string;
+  /** Why it was recorded (reviewer mode, turn …), for logs. */
+  source?: string;
+}
+
+/**
+ * A memory backend (seed 000 §4.2). The built-in one keeps MEMORY.md / USER.md; at most one external provider
+ * (vector store, hosted memory API …) may run beside it.
+ *
+ * Tools carry their own handlers (`AnyToolDefinition.handler`), so there is no `handleToolCall`: the manager
+ * only routes names to providers for bookkeeping and the tool registry calls the handler directly.
+ *
+ * Plugins loaded by discovery need not extend this class (they may import a different copy of it); any object
+ * with the same shape is accepted, so keep members public and free of private fields.
+ */
+export abstract class MemoryProvider {
+  abstract readonly name: string;
+  /** Cheap check (configuration present, service reachable); false keeps the provider and its tools out. */
+  abstract isAvailable(): Promise<boolean>;
+  abstract initialize(context: MemoryProviderContext): Promise<void>;
+  /** Tools this provider offers the model; names must not clash with other providers' tools. */
+  abstract getToolSchemas(): AnyToolDefinition[];
+
+  /** Text for the fenced memory layer of the system prompt; keep it stable within a session. */
+  systemPromptBlock?(): string;
+  /** Re-take whatever `systemPromptBlock` shows (called at a session boundary after memory changed). */
+  refreshSnapshot?(): Promise<void>;
+  /** Context recalled for the coming turn (injected fenced, outside the cached system prompt). */
+  prefetch?(): Promise<string>;
+  /** Hint that the next `prefetch` will be wanted, so slow backends can start early. */
+  queuePrefetch?(): void;
+  /** Persist or index the turn's messages after it ended. */
+  syncTurn?(messages: readonly Message[]): Promise<void>;
+  shutdown?(): Promise<void>;
+
+  onTurnStart?(turn: number): void;
+  onSessionEnd?(): Promise<void>;
+  /** Last look at messages that are about to be summarised away. */
+  onPreCompress?(messages: readonly Message[]): void;
+  /** Another provider wrote memory (e.g. mirror built-in writes into an external store). */
+  onMemoryWrite?(key: string, value: string): void;
+  onDelegation?(summary: string): void;
+  onTurnEnd?(result: HermesAgentResult): void;
+  /** Learnings broadcast by `MemoryManager.recordLearnings`; keep those whose target you own. */
+  onLearnings?(records: readonly MemoryLearning[]): Promise<void>;
+
+  /** JSON-schema-like description of the provider's settings, for a setup wizard. */
+  getConfigSchema?(): Record<string, unknown>;
+  saveConfig?(config: Record<string, unknown>): Promise<void>;
+}
+
+const REQUIRED_METHODS = ["isAvailable", "initialize", "getToolSchemas"] as const;
+
+/** Duck-typed check used for plugins, which may have been built against another copy of `MemoryProvider`. */
+export function isMemoryProvider(value: unknown): value is MemoryProvider {
+  if (typeof value !== "object" || value === null) return false;
+  const record = value as Record<string, unknown>;
+  if (typeof record.name !== "string" || record.name.trim() === "") return false;
+  return REQUIRED_METHODS.every((method) => typeof record[method] === "function");
+}
+
+/** True for a class whose instances would pass `isMemoryProvider` (checked on the prototype chain). */
+export function isMemoryProviderClass(value: unknown): value is new (context: MemoryProviderContext) => MemoryProvider {
+  if (typeof value !== "function" || value.prototype === undefined) return false;
+  const prototype: unknown = value.prototype;
+  if (typeof prototype !== "object" || prototype === null) return false;
+  return REQUIRED_METHODS.every((method) => typeof (prototype as Record<string, unknown>)[method] === "function");
+}

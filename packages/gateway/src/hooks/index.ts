@@ -1,0 +1,11 @@
+export { HookRegistry, type HookListEntry, type HookRegistryOptions } from "./hook-registry.js";
+export { discoverHooks, type DiscoveredHooks, type DiscoverHooksOptions, type InvalidHook, type ValidHook } from "./discover-hooks.js";
+export { readHookFolder, loadHookHandler, MANIFEST_FILE_NAME, type HandlerLoad, type HookCandidate, type HookHandler, type HookSource } from "./load-hook.js";
+export { HANDLER_FILE_NAMES } from "./handler-module.js";
+export { parseHookManifest, HookManifestSchema, DEFAULT_HOOK_TIMEOUT_MS, type HookManifest, type ManifestResult } from "./manifest.js";
+export { matchEvent, matchEvents, isWildcardPattern, type EventMatch } from "./match-event.js";
+export { invokeHookHandler, asBlockDecision, type BlockDecision, type HandlerOutcome } from "./invoke-handler.js";
+export { readHookState, writeHookState, withHookEnabled, isHookEnabled, type HookStateOverrides, type HookStateSnapshot } from "./hook-state.js";
+export { sampleHookEvent } from "./sample-event.js";
+export { BUNDLED_HOOKS_DIR } from "./bundled-dir.js";
+export * from "./events.js";

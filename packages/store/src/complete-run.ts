@@ -1,0 +1,50 @@
+import type { Message } from "@mariozechner/pi-ai";
+import { insertDelivery } from "./deliveries.js";
+import { appendMessages } from "./messages.js";
+import type { StoreContext } from "./store-context.js";
+import type { NewDelivery } from "./types.js";
+import { addUsage, type RunUsage } from "./usage.js";
+
+export interface CompleteRunInput {
+  inboundId: number;
+  sessionId: string;
+  /** The run's new transcript entries, appended after the stored ones. */
+  messages: readonly Message[];
+  usage?: RunUsage;
+  /** Replies and notices; one without an inboundId answers this run's inbound. */
+  deliveries: readonly NewDelivery[];
+  /** Final status of the inbound (default "answered"). */
+  status?: "answered" | "failed";
+}
+
+export type CompleteRunResult = { ok: true } | { ok: false; reason: "already_finished" | "not_found" };
+
+export type CompleteRun = (input: CompleteRunInput) => Promise<CompleteRunResult>;
+
+/**
+ * Finishes a run in one transaction, and only once: when two workers finish the same inbound (a crashed run that was
+ * taken up again, a redelivered job), the first commits transcript, usage, replies and status together and the
+ * second changes nothing. That is what makes a reply go out exactly once.
+ */
+export function createCompleteRun(ctx: StoreContext): CompleteRun {
+  const { db, exec } = ctx;
+  return async (input) =>
+    exec.write((): CompleteRunResult => {
+      const inbound = exec.first(db.selectFrom("inbound").select("status").where("id", "=", input.inboundId));
+      if (inbound === undefined) return { ok: false, reason: "not_found" };
+      if (inbound.status !== "running" && inbound.status !== "queued") return { ok: false, reason: "already_finished" };
+
+      appendMessages(ctx, input.sessionId, input.messages);
+      if (input.usage !== undefined) addUsage(ctx, input.sessionId, input.usage);
+      for (const delivery of input.deliveries) {
+        insertDelivery(ctx, { ...delivery, inboundId: delivery.inboundId ?? input.inboundId });
+      }
+      exec.run(
+        db
+          .updateTable("inbound")
+          .set({ status: input.status ?? "answered", updated_at: ctx.now() })
+          .where("id", "=", input.inboundId),
+      );
+      return { ok: true };
+    });
+}

@@ -1,0 +1,124 @@
+import type { Generated } from "kysely";
+
+/** Row shapes of the SQLite schema (snake_case, as stored). Records in types.ts are the camelCase view of these. */
+export interface Database {
+  sessions: SessionsTable;
+  messages: MessagesTable;
+  messages_fts: MessagesFtsTable;
+  inbound: InboundTable;
+  deliveries: DeliveriesTable;
+  usage: UsageTable;
+  pairing_requests: PairingRequestsTable;
+  approved_users: ApprovedUsersTable;
+  pairing_failures: PairingFailuresTable;
+  chat_settings: ChatSettingsTable;
+}
+
+export interface SessionsTable {
+  id: string;
+  key: string;
+  platform: string;
+  chat_id: string;
+  chat_type: string;
+  thread_id: string | null;
+  user_id: string | null;
+  title: string | null;
+  status: string;
+  parent_id: string | null;
+  model: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MessagesTable {
+  /** Rowid alias: the stable key the external-content FTS index points at. */
+  id: Generated<number>;
+  session_id: string;
+  seq: number;
+  role: string;
+  /** JSON of the pi-ai Message. */
+  content: string;
+  /** Plain text for full-text search. */
+  text: string;
+  tokens: number;
+  created_at: number;
+}
+
+export interface MessagesFtsTable {
+  rowid: number;
+  text: string;
+  /** The hidden column named like the table; the target of MATCH and the argument of snippet(). */
+  messages_fts: string;
+  rank: number;
+}
+
+export interface InboundTable {
+  id: Generated<number>;
+  platform: string;
+  message_id: string;
+  session_key: string | null;
+  status: string;
+  payload: string;
+  received_at: number;
+  updated_at: number;
+}
+
+export interface DeliveriesTable {
+  id: Generated<number>;
+  inbound_id: number | null;
+  session_key: string | null;
+  platform: string;
+  chat_id: string;
+  thread_id: string | null;
+  reply_to_message_id: string | null;
+  text: string;
+  kind: string;
+  status: string;
+  attempts: number;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface UsageTable {
+  session_id: string;
+  runs: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number;
+  updated_at: number;
+}
+
+export interface PairingRequestsTable {
+  id: Generated<number>;
+  platform: string;
+  user_id: string;
+  user_name: string | null;
+  chat_id: string;
+  code_hash: string;
+  salt: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface ApprovedUsersTable {
+  platform: string;
+  user_id: string;
+  user_name: string | null;
+  approved_at: number;
+}
+
+export interface PairingFailuresTable {
+  id: Generated<number>;
+  platform: string;
+  at: number;
+}
+
+export interface ChatSettingsTable {
+  platform: string;
+  chat_id: string;
+  mention_mode: string;
+  updated_at: number;
+}

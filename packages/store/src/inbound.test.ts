@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { storeFixtures } from "./test-fixtures.js";
+
+const fixtures = storeFixtures();
+afterEach(() => fixtures.cleanup());
+
+const KEY = "agent:main:telegram:dm:u1";
+
+function inbound(messageId: string, overrides: { status?: "queued" | "running" | "ignored"; sessionKey?: string } = {}) {
+  return { platform: "telegram", messageId, payload: JSON.stringify({ text: messageId }), sessionKey: KEY, status: "queued" as const, ...overrides };
+}
+
+describe("inbound", () => {
+  it("records a message once and returns the first record for duplicates", async () => {
+    const { store } = await fixtures.openNew();
+    const first = await store.inbound.recordIfNew(inbound("m1"));
+    expect(first).toEqual({
+      created: true,
+      record: {
+        id: first.record.id,
+        platform: "telegram",
+        messageId: "m1",
+        sessionKey: KEY,
+        status: "queued",
+        payload: '{"text":"m1"}',
+        receivedAt: fixtures.now(),
+        updatedAt: fixtures.now(),
+      },
+    });
+    fixtures.advance(100);
+    const again = await store.inbound.recordIfNew({ ...inbound("m1"), payload: "changed", status: "ignored" });
+    expect(again).toEqual({ created: false, record: first.record });
+
+    const otherPlatform = await store.inbound.recordIfNew({ ...inbound("m1"), platform: "discord" });
+    expect(otherPlatform.created).toBe(true);
+    expect(otherPlatform.record.id).not.toBe(first.record.id);
+  });
+
+  it("deduplicates concurrent deliveries of the same event", async () => {
+    const { store } = await fixtures.openNew();
+    const results = await Promise.all(Array.from({ length: 8 }, () => store.inbound.recordIfNew(inbound("m1"))));
+    expect(results.filter((result) => result.created)).toHaveLength(1);
+    expect(new Set(results.map((result) => result.record.id)).size).toBe(1);
+  });
+
+  it("records messages without a session key", async () => {
+    const { store } = await fixtures.openNew();
+    const { record } = await store.inbound.recordIfNew({ platform: "slack", messageId: "x", payload: "{}", status: "ignored" });
+    expect(record.sessionKey).toBeUndefined();
+    expect(await store.inbound.get(record.id)).toEqual(record);
+    expect(await store.inbound.get(record.id + 100)).toBeUndefined();
+  });
+
+  it("updates the status", async () => {
+    const { store } = await fixtures.openNew();
+    const { record } = await store.inbound.recordIfNew(inbound("m1"));
+    fixtures.advance(50);
+    await store.inbound.setStatus(record.id, "failed");
+    expect(await store.inbound.get(record.id)).toEqual({ ...record, status: "failed", updatedAt: fixtures.now() });
+  });
+
+  it("claims the oldest open message of a key, taking up an orphaned running one first", async () => {
+    const { store } = await fixtures.openNew();
+    const orphan = (await store.inbound.recordIfNew(inbound("m1", { status: "running" }))).record;
+    const queued = (await store.inbound.recordIfNew(inbound("m2"))).record;
+    const elsewhere = (await store.inbound.recordIfNew(inbound("m3", { sessionKey: "other" }))).record;
+
+    expect(await store.inbound.claimNext(KEY)).toMatchObject({ id: orphan.id, status: "running" });
+    await store.inbound.setStatus(orphan.id, "answered");
+    expect(await store.inbound.claimNext(KEY)).toMatchObject({ id: queued.id, status: "running" });
+    expect(await store.inbound.get(queued.id)).toMatchObject({ status: "running" });
+    await store.inbound.setStatus(queued.id, "answered");
+    expect(await store.inbound.claimNext(KEY)).toBeUndefined();
+    expect(await store.inbound.get(elsewhere.id)).toMatchObject({ status: "queued" });
+  });
+
+  it("counts unanswered messages and cancels the queued ones", async () => {
+    const { store } = await fixtures.openNew();
+    await store.inbound.recordIfNew(inbound("m1", { status: "running" }));
+    await store.inbound.recordIfNew(inbound("m2"));
+    await store.inbound.recordIfNew(inbound("m3"));
+    await store.inbound.recordIfNew(inbound("m4", { status: "ignored" }));
+    await store.inbound.recordIfNew(inbound("m5", { sessionKey: "other" }));
+
+    expect(await store.inbound.unanswered(KEY)).toBe(3);
+    expect(await store.inbound.cancelQueued(KEY)).toBe(2);
+    expect(await store.inbound.unanswered(KEY)).toBe(1);
+    expect(await store.inbound.unanswered("other")).toBe(1);
+    expect(await store.inbound.cancelQueued(KEY)).toBe(0);
+    const statuses = (await store.inbound.recent(10)).map((record) => `${record.messageId}:${record.status}`);
+    expect(statuses).toEqual(["m5:queued", "m4:ignored", "m3:cancelled", "m2:cancelled", "m1:running"]);
+  });
+
+  it("lists recent messages newest first up to the limit", async () => {
+    const { store } = await fixtures.openNew();
+    for (const id of ["a", "b", "c"]) await store.inbound.recordIfNew(inbound(id));
+    expect((await store.inbound.recent(2)).map((record) => record.messageId)).toEqual(["c", "b"]);
+    expect(await store.inbound.recent(0)).toEqual([]);
+  });
+});

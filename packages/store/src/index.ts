@@ -1,0 +1,16 @@
+export * from "./types.js";
+export { openStore, tryOpenStore, StoreOpenError, type OpenStoreError, type OpenStoreOptions, type OpenStoreResult } from "./open-store.js";
+export type { MigrationError } from "./migrate.js";
+export { migrationNames } from "./migrations/index.js";
+export type { Store } from "./store.js";
+export type { SessionRepository } from "./sessions.js";
+export type { MessageRepository } from "./messages.js";
+export type { SearchQuery, SearchSessions } from "./search.js";
+export type { InboundRepository, NewInbound } from "./inbound.js";
+export type { DeliveryRepository } from "./deliveries.js";
+export type { RunUsage, UsageRepository, UsageTotals } from "./usage.js";
+export type { ApprovedUserInput, NewPairingRequest, PairingRepository } from "./pairing.js";
+export type { ChatSettings, ChatSettingsRepository, MentionMode } from "./chat-settings.js";
+export type { CompleteRun, CompleteRunInput, CompleteRunResult } from "./complete-run.js";
+export { sessionSearchTool } from "./session-search-tool.js";
+export { estimateTokens, searchableText } from "./message-text.js";

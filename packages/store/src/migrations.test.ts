@@ -1,0 +1,72 @@
+import path from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { Kysely, Migrator, SqliteDialect } from "kysely";
+import { afterEach, describe, expect, it } from "vitest";
+import { migrationNames, migrationProvider } from "./migrations/index.js";
+import { storeFixtures, userMessage } from "./test-fixtures.js";
+
+const fixtures = storeFixtures();
+afterEach(() => fixtures.cleanup());
+
+/** A file as the first released version left it: only the first migration applied, with data in it. */
+async function createVersionOneDatabase(file: string): Promise<void> {
+  const sqlite = new BetterSqlite3(file);
+  sqlite.pragma("journal_mode = WAL");
+  const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const result = await migrator.migrateTo("0001_initial");
+  expect(result.error).toBeUndefined();
+
+  sqlite
+    .prepare(
+      `INSERT INTO sessions (id, key, platform, chat_id, chat_type, user_id, status, created_at, updated_at)
+       VALUES ('old-session', 'agent:main:telegram:dm:42', 'telegram', '42', 'dm', '42', 'active', 1000, 1000)`,
+    )
+    .run();
+  sqlite
+    .prepare(
+      `INSERT INTO messages (session_id, seq, role, content, text, tokens, created_at)
+       VALUES ('old-session', 0, 'user', ?, 'remember the lighthouse keeper', 8, 1000)`,
+    )
+    .run(JSON.stringify(userMessage("remember the lighthouse keeper")));
+  sqlite
+    .prepare(
+      `INSERT INTO inbound (platform, message_id, session_key, status, payload, received_at, updated_at)
+       VALUES ('telegram', 'm-1', 'agent:main:telegram:dm:42', 'queued', '{}', 1000, 1000)`,
+    )
+    .run();
+  await db.destroy();
+}
+
+describe("migrations", () => {
+  it("has a migration 1 that leaves later ones pending", () => {
+    expect(migrationNames().length).toBeGreaterThan(1);
+  });
+
+  it("upgrades a version-1 database in place, keeping its rows", async () => {
+    const file = path.join(await fixtures.folder(), "state.db");
+    await createVersionOneDatabase(file);
+
+    const store = await fixtures.open(file);
+
+    const session = await store.sessions.get("old-session");
+    expect(session).toMatchObject({ key: "agent:main:telegram:dm:42", status: "active", userId: "42" });
+    expect(await store.messages.history("old-session")).toEqual([userMessage("remember the lighthouse keeper")]);
+    expect(await store.inbound.claimNext("agent:main:telegram:dm:42")).toMatchObject({ messageId: "m-1", status: "running" });
+    const hits = await store.search({ text: "lighthouse", platform: "telegram", userId: "42" });
+    expect(hits.map((hit) => hit.sessionId)).toEqual(["old-session"]);
+
+    // Tables of the later migrations exist and work.
+    await store.pairing.approve({ platform: "telegram", userId: "42" }, 2000);
+    expect(await store.pairing.isApproved("telegram", "42")).toBe(true);
+    await store.chatSettings.set("telegram", "-100", { mentionMode: "all" });
+    expect(await store.chatSettings.get("telegram", "-100")).toEqual({ mentionMode: "all" });
+
+    const raw = new BetterSqlite3(file, { readonly: true });
+    try {
+      expect(raw.prepare("SELECT name FROM kysely_migration ORDER BY name").pluck().all()).toEqual(migrationNames());
+    } finally {
+      raw.close();
+    }
+  });
+});

@@ -1,0 +1,18 @@
+import type { Migration, MigrationProvider } from "kysely";
+import { initialMigration } from "./0001-initial.js";
+import { pairingMigration } from "./0002-pairing.js";
+
+/** Every schema version in order. Names sort in apply order; never rename or edit one that has shipped. */
+const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
+  ["0001_initial", initialMigration],
+  ["0002_pairing", pairingMigration],
+];
+
+export function migrationNames(): string[] {
+  return MIGRATIONS.map(([name]) => name);
+}
+
+/** In-code provider: migrations ship inside the bundle, so nothing depends on a folder layout at run time. */
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => Object.fromEntries(MIGRATIONS),
+};

@@ -1,0 +1,63 @@
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { assistantMessage, dmSession, storeFixtures, userMessage } from "./test-fixtures.js";
+
+const fixtures = storeFixtures();
+afterEach(() => fixtures.cleanup());
+
+async function twoStores() {
+  const file = path.join(await fixtures.folder(), "state.db");
+  const gateway = await fixtures.open(file);
+  const worker = await fixtures.open(file);
+  return { gateway, worker };
+}
+
+describe("two stores on one file", () => {
+  it("see each other's writes", async () => {
+    const { gateway, worker } = await twoStores();
+    const { session } = await gateway.sessions.getOrCreateActive(dmSession("u1"));
+    await worker.messages.append(session.id, [userMessage("from the worker")]);
+    expect(await gateway.messages.history(session.id)).toEqual([userMessage("from the worker")]);
+
+    const { record } = await gateway.inbound.recordIfNew({ platform: "telegram", messageId: "m1", payload: "{}", sessionKey: session.key, status: "queued" });
+    expect(await worker.inbound.claimNext(session.key)).toMatchObject({ id: record.id, status: "running" });
+    expect(await gateway.inbound.unanswered(session.key)).toBe(1);
+
+    await worker.pairing.approve({ platform: "telegram", userId: "u9" }, 1);
+    expect(await gateway.pairing.isApproved("telegram", "u9")).toBe(true);
+  });
+
+  it("agree on one active session when both create it at once", async () => {
+    const { gateway, worker } = await twoStores();
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, index) => (index % 2 === 0 ? gateway : worker).sessions.getOrCreateActive(dmSession("u1"))),
+    );
+    expect(new Set(results.map((result) => result.session.id)).size).toBe(1);
+    expect(results.filter((result) => result.created)).toHaveLength(1);
+  });
+
+  it("record a redelivered event once", async () => {
+    const { gateway, worker } = await twoStores();
+    const input = { platform: "discord", messageId: "123", payload: "{}", status: "queued" as const };
+    const [a, b] = await Promise.all([gateway.inbound.recordIfNew(input), worker.inbound.recordIfNew(input)]);
+    expect([a?.created, b?.created].sort()).toEqual([false, true]);
+    expect(a?.record.id).toBe(b?.record.id);
+  });
+
+  it("complete a run exactly once when two workers finish it", async () => {
+    const { gateway, worker } = await twoStores();
+    const { session } = await gateway.sessions.getOrCreateActive(dmSession("u1"));
+    const { record } = await gateway.inbound.recordIfNew({ platform: "telegram", messageId: "m1", payload: "{}", sessionKey: session.key, status: "running" });
+    const input = {
+      inboundId: record.id,
+      sessionId: session.id,
+      messages: [userMessage("q"), assistantMessage("a")],
+      deliveries: [{ platform: "telegram", chatId: "u1", text: "a", kind: "reply" as const }],
+    };
+    const results = await Promise.all([gateway.completeRun(input), worker.completeRun(input)]);
+    expect(results.filter((result) => result.ok)).toHaveLength(1);
+    expect(results.filter((result) => !result.ok)).toEqual([{ ok: false, reason: "already_finished" }]);
+    expect(await worker.messages.count(session.id)).toBe(2);
+    expect(await gateway.deliveries.pending()).toHaveLength(1);
+  });
+});

@@ -1,0 +1,135 @@
+import { randomUUID } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { Logger } from "@hermes/agent";
+import BetterSqlite3 from "better-sqlite3";
+import { Kysely, SqliteDialect } from "kysely";
+import type { Database } from "./database.js";
+import { migrateToLatest, type MigrationError } from "./migrate.js";
+import { createSqlRunner } from "./sql-runner.js";
+import { createStore, type Store } from "./store.js";
+
+export interface OpenStoreOptions {
+  /** Path of the SQLite file; its folder is created. `:memory:` gives a private in-memory database. */
+  file: string;
+  logger?: Logger;
+  /** Clock for every stored timestamp (epoch milliseconds). */
+  now?: () => number;
+  /** Source of session ids (UUIDs by default). */
+  newId?: () => string;
+  /** How long a statement waits for another process's write lock before failing (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+export type OpenStoreError = MigrationError | { kind: "open_failed"; message: string };
+
+export type OpenStoreResult = { ok: true; store: Store } | { ok: false; error: OpenStoreError };
+
+/** Thrown by openStore; tryOpenStore returns the same failure as a value. */
+export class StoreOpenError extends Error {
+  readonly detail: OpenStoreError;
+  constructor(detail: OpenStoreError) {
+    super(`cannot open the state database: ${detail.message}`);
+    this.name = "StoreOpenError";
+    this.detail = detail;
+  }
+}
+
+const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+/** A value import of the agent package would load the whole agent core into processes that only need the store. */
+const quietLogger: Logger = {
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: () => {},
+  child: () => quietLogger,
+};
+
+/**
+ * Opening is serialized per file within this process: a migration holds the write lock across awaits, and a second
+ * connection of the same process waiting on that lock would block the only thread that could release it.
+ */
+const openingFiles = new Map<string, Promise<unknown>>();
+
+/** Opens (creating if needed) the database and brings its schema up to date before returning. */
+export async function tryOpenStore(options: OpenStoreOptions): Promise<OpenStoreResult> {
+  const file = options.file === ":memory:" ? options.file : path.resolve(options.file);
+  const previous = openingFiles.get(file) ?? Promise.resolve();
+  const opening = previous.catch(() => undefined).then(() => openSerialized({ ...options, file }));
+  openingFiles.set(file, opening);
+  try {
+    return await opening;
+  } finally {
+    if (openingFiles.get(file) === opening) openingFiles.delete(file);
+  }
+}
+
+/** Like tryOpenStore, for callers that treat an unusable database as fatal. */
+export async function openStore(options: OpenStoreOptions): Promise<Store> {
+  const result = await tryOpenStore(options);
+  if (!result.ok) throw new StoreOpenError(result.error);
+  return result.store;
+}
+
+async function openSerialized(options: OpenStoreOptions): Promise<OpenStoreResult> {
+  const logger = options.logger ?? quietLogger;
+  let sqlite: BetterSqlite3.Database;
+  try {
+    if (options.file !== ":memory:") await mkdir(path.dirname(options.file), { recursive: true });
+    sqlite = new BetterSqlite3(options.file);
+  } catch (error) {
+    return { ok: false, error: { kind: "open_failed", message: describe(error) } };
+  }
+  try {
+    sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
+    sqlite.pragma("journal_mode = WAL");
+    sqlite.pragma("synchronous = NORMAL");
+    sqlite.pragma("foreign_keys = ON");
+  } catch (error) {
+    sqlite.close();
+    return { ok: false, error: { kind: "open_failed", message: describe(error) } };
+  }
+
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const close = async (): Promise<void> => {
+    await db.destroy();
+    if (sqlite.open) sqlite.close();
+  };
+
+  let migration: Awaited<ReturnType<typeof migrateToLatest>>;
+  try {
+    migration = await migrateToLatest(db);
+  } catch (error) {
+    // E.g. another process held the write lock past the busy timeout: the operator's problem to see, not a crash.
+    await close();
+    return { ok: false, error: { kind: "open_failed", message: describe(error) } };
+  }
+  if (!migration.ok) {
+    await close();
+    logger.error("state database schema cannot be used", { file: options.file, ...migration.error });
+    return { ok: false, error: migration.error };
+  }
+  if (migration.applied.length > 0) logger.info("state database migrated", { file: options.file, applied: migration.applied });
+
+  let closed = false;
+  const store = createStore(
+    {
+      db,
+      exec: createSqlRunner(sqlite),
+      now: options.now ?? Date.now,
+      newId: options.newId ?? randomUUID,
+      logger,
+    },
+    async () => {
+      if (closed) return;
+      closed = true;
+      await close();
+    },
+  );
+  return { ok: true, store };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

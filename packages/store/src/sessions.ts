@@ -1,0 +1,155 @@
+import { sql, type Selectable } from "kysely";
+import type { SessionsTable } from "./database.js";
+import type { StoreContext } from "./store-context.js";
+import type { ChatType, NewSession, SessionRecord, SessionStatus } from "./types.js";
+
+export interface SessionRepository {
+  /** Atomic: concurrent callers (other stores, other processes) for one key all get the same session. */
+  getOrCreateActive(input: NewSession): Promise<{ session: SessionRecord; created: boolean }>;
+  active(key: string): Promise<SessionRecord | undefined>;
+  get(id: string): Promise<SessionRecord | undefined>;
+  /** Marks the key's active session ended and returns it; undefined when the key has none. */
+  end(key: string): Promise<SessionRecord | undefined>;
+  /**
+   * Compression lineage: ends the parent and starts an active child with the same key, chat, user and model override.
+   * Throws when the parent does not exist or another session has become active for its key meanwhile.
+   */
+  continueAsChild(parentId: string, title?: string): Promise<SessionRecord>;
+  setModel(id: string, model: string | undefined): Promise<void>;
+  setTitle(id: string, title: string): Promise<void>;
+  /** Newest first. */
+  listForUser(platform: string, userId: string, limit?: number): Promise<SessionRecord[]>;
+}
+
+const DEFAULT_LIST_LIMIT = 20;
+
+export function createSessionRepository(ctx: StoreContext): SessionRepository {
+  const { db, exec } = ctx;
+
+  const selectActive = (key: string): SessionRecord | undefined => {
+    const row = exec.first(db.selectFrom("sessions").selectAll().where("key", "=", key).where("status", "=", "active"));
+    return row && toSessionRecord(row);
+  };
+  const selectById = (id: string): SessionRecord | undefined => {
+    const row = exec.first(db.selectFrom("sessions").selectAll().where("id", "=", id));
+    return row && toSessionRecord(row);
+  };
+  const insertActive = (input: NewSession & { model?: string }): SessionRecord => {
+    const now = ctx.now();
+    const row = exec.first(
+      db
+        .insertInto("sessions")
+        .values({
+          id: ctx.newId(),
+          key: input.key,
+          platform: input.platform,
+          chat_id: input.chatId,
+          chat_type: input.chatType,
+          thread_id: input.threadId ?? null,
+          user_id: input.userId ?? null,
+          title: input.title ?? null,
+          status: "active",
+          parent_id: input.parentId ?? null,
+          model: input.model ?? null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll(),
+    );
+    if (row === undefined) throw new Error("session insert returned no row");
+    return toSessionRecord(row);
+  };
+  const markEnded = (id: string): void => {
+    exec.run(db.updateTable("sessions").set({ status: "ended", updated_at: ctx.now() }).where("id", "=", id));
+  };
+
+  return {
+    async getOrCreateActive(input) {
+      return exec.write(() => {
+        const existing = selectActive(input.key);
+        if (existing) return { session: existing, created: false };
+        return { session: insertActive(input), created: true };
+      });
+    },
+
+    async active(key) {
+      return selectActive(key);
+    },
+
+    async get(id) {
+      return selectById(id);
+    },
+
+    async end(key) {
+      return exec.write(() => {
+        const session = selectActive(key);
+        if (session === undefined) return undefined;
+        markEnded(session.id);
+        return selectById(session.id);
+      });
+    },
+
+    async continueAsChild(parentId, title) {
+      return exec.write(() => {
+        const parent = selectById(parentId);
+        if (parent === undefined) throw new Error(`session ${parentId} does not exist`);
+        const current = selectActive(parent.key);
+        if (current !== undefined && current.id !== parent.id) {
+          throw new Error(`session ${parentId} is no longer the active session of its key`);
+        }
+        if (parent.status === "active") markEnded(parent.id);
+        return insertActive({
+          key: parent.key,
+          platform: parent.platform,
+          chatId: parent.chatId,
+          chatType: parent.chatType,
+          threadId: parent.threadId,
+          userId: parent.userId,
+          title: title ?? parent.title,
+          parentId: parent.id,
+          model: parent.model,
+        });
+      });
+    },
+
+    async setModel(id, model) {
+      exec.run(db.updateTable("sessions").set({ model: model ?? null, updated_at: ctx.now() }).where("id", "=", id));
+    },
+
+    async setTitle(id, title) {
+      exec.run(db.updateTable("sessions").set({ title, updated_at: ctx.now() }).where("id", "=", id));
+    },
+
+    async listForUser(platform, userId, limit = DEFAULT_LIST_LIMIT) {
+      const rows = exec.all(
+        db
+          .selectFrom("sessions")
+          .selectAll()
+          .where("platform", "=", platform)
+          .where("user_id", "=", userId)
+          .orderBy("created_at", "desc")
+          .orderBy(sql`rowid`, "desc")
+          .limit(Math.max(0, Math.floor(limit))),
+      );
+      return rows.map(toSessionRecord);
+    },
+  };
+}
+
+export function toSessionRecord(row: Selectable<SessionsTable>): SessionRecord {
+  return {
+    id: row.id,
+    key: row.key,
+    platform: row.platform,
+    chatId: row.chat_id,
+    chatType: row.chat_type as ChatType,
+    threadId: row.thread_id ?? undefined,
+    userId: row.user_id ?? undefined,
+    title: row.title ?? undefined,
+    status: row.status as SessionStatus,
+    parentId: row.parent_id ?? undefined,
+    model: row.model ?? undefined,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,62 @@
+import type BetterSqlite3 from "better-sqlite3";
+import type { Compilable } from "kysely";
+
+export interface RunResult {
+  changes: number;
+  lastInsertRowid: number;
+}
+
+/**
+ * Executes Kysely-built queries on the better-sqlite3 connection synchronously.
+ *
+ * Why synchronous: better-sqlite3 waits for locks by blocking the thread. A transaction that awaited between its
+ * statements would let another connection of the same process (a second store on the same file) block the thread
+ * while this one still holds the write lock, which can never be released. A transaction that runs start to finish
+ * without yielding cannot be interleaved, and other processes simply wait for it (busy timeout).
+ */
+export interface SqlRunner {
+  all<R>(query: Compilable<R>): R[];
+  first<R>(query: Compilable<R>): R | undefined;
+  run(query: Compilable<unknown>): RunResult;
+  /**
+   * Runs `work` as one BEGIN IMMEDIATE transaction (a savepoint when nested). Taking the write lock up front means
+   * a read-then-write never fails halfway because another process wrote in between.
+   */
+  write<T>(work: () => T): T;
+}
+
+const STATEMENT_CACHE_LIMIT = 256;
+
+export function createSqlRunner(sqlite: BetterSqlite3.Database): SqlRunner {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+
+  const prepare = (query: Compilable<unknown>): { statement: BetterSqlite3.Statement; parameters: unknown[] } => {
+    const compiled = query.compile();
+    let statement = statements.get(compiled.sql);
+    if (statement === undefined) {
+      statement = sqlite.prepare(compiled.sql);
+      if (statements.size >= STATEMENT_CACHE_LIMIT) statements.clear();
+      statements.set(compiled.sql, statement);
+    }
+    return { statement, parameters: [...compiled.parameters] };
+  };
+
+  return {
+    all<R>(query: Compilable<R>): R[] {
+      const { statement, parameters } = prepare(query);
+      return statement.all(...parameters) as R[];
+    },
+    first<R>(query: Compilable<R>): R | undefined {
+      const { statement, parameters } = prepare(query);
+      return statement.get(...parameters) as R | undefined;
+    },
+    run(query: Compilable<unknown>): RunResult {
+      const { statement, parameters } = prepare(query);
+      const result = statement.run(...parameters);
+      return { changes: result.changes, lastInsertRowid: Number(result.lastInsertRowid) };
+    },
+    write<T>(work: () => T): T {
+      return sqlite.transaction(work).immediate();
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import { createChatSettingsRepository, type ChatSettingsRepository } from "./chat-settings.js";
+import { createCompleteRun, type CompleteRun } from "./complete-run.js";
+import { createDeliveryRepository, type DeliveryRepository } from "./deliveries.js";
+import { createInboundRepository, type InboundRepository } from "./inbound.js";
+import { createMessageRepository, type MessageRepository } from "./messages.js";
+import { createPairingRepository, type PairingRepository } from "./pairing.js";
+import { createSessionSearch, type SearchSessions } from "./search.js";
+import { createSessionRepository, type SessionRepository } from "./sessions.js";
+import type { StoreContext } from "./store-context.js";
+import { createUsageRepository, type UsageRepository } from "./usage.js";
+
+/** Everything the gateway and the workers persist. Several stores (processes) may share one database file. */
+export interface Store {
+  sessions: SessionRepository;
+  messages: MessageRepository;
+  /** Full-text search over one user's past conversations. */
+  search: SearchSessions;
+  inbound: InboundRepository;
+  deliveries: DeliveryRepository;
+  usage: UsageRepository;
+  pairing: PairingRepository;
+  chatSettings: ChatSettingsRepository;
+  /**
+   * Atomically finishes a run: only while the inbound is still 'running' (or 'queued') it appends the messages, adds
+   * the usage, enqueues the deliveries and marks the inbound answered (or failed). Otherwise it changes nothing.
+   */
+  completeRun: CompleteRun;
+  /** Closes the database; calling it again does nothing. */
+  close(): Promise<void>;
+}
+
+export function createStore(ctx: StoreContext, close: () => Promise<void>): Store {
+  return {
+    sessions: createSessionRepository(ctx),
+    messages: createMessageRepository(ctx),
+    search: createSessionSearch(ctx),
+    inbound: createInboundRepository(ctx),
+    deliveries: createDeliveryRepository(ctx),
+    usage: createUsageRepository(ctx),
+    pairing: createPairingRepository(ctx),
+    chatSettings: createChatSettingsRepository(ctx),
+    completeRun: createCompleteRun(ctx),
+    close,
+  };
+}

@@ -1,0 +1,139 @@
+import type { Message } from "@mariozechner/pi-ai";
+
+/** Where a conversation happens. `chatType` follows the session-key contract of DESIGN.md. */
+export type ChatType = "dm" | "group" | "channel";
+
+export type SessionStatus = "active" | "ended";
+
+export interface SessionRecord {
+  /** Unique id of this conversation (a UUID). A key has at most one active session at a time. */
+  id: string;
+  /** Routing key, e.g. `agent:main:telegram:dm:12345`. */
+  key: string;
+  platform: string;
+  chatId: string;
+  chatType: ChatType;
+  threadId?: string;
+  userId?: string;
+  title?: string;
+  status: SessionStatus;
+  /** Session this one continues (compression lineage: the parent keeps the original messages). */
+  parentId?: string;
+  /** Per-session model override set with /model. */
+  model?: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface NewSession {
+  key: string;
+  platform: string;
+  chatId: string;
+  chatType: ChatType;
+  threadId?: string;
+  userId?: string;
+  title?: string;
+  parentId?: string;
+}
+
+export interface StoredMessage {
+  sessionId: string;
+  /** 0-based position in the session transcript. */
+  seq: number;
+  message: Message;
+  tokens: number;
+  createdAt: number;
+}
+
+/**
+ * A processed or pending inbound message; (platform, messageId) is what deduplicates. "received" is persisted but not
+ * yet routed (a gateway that crashed there re-processes it at start-up); "ignored" covers commands, blocked and
+ * unaddressed messages that need no agent run.
+ */
+export type InboundStatus = "received" | "queued" | "running" | "answered" | "failed" | "cancelled" | "ignored";
+
+export interface InboundRecord {
+  /** Store-assigned id, stable across processes (used for job ids). */
+  id: number;
+  platform: string;
+  messageId: string;
+  sessionKey?: string;
+  status: InboundStatus;
+  /** The normalized inbound message as JSON (the gateway owns its shape). */
+  payload: string;
+  receivedAt: number;
+  updatedAt: number;
+}
+
+export type DeliveryStatus = "pending" | "sent" | "failed";
+
+export interface DeliveryRecord {
+  id: number;
+  /** Inbound message this answers (null for notices such as pairing codes). */
+  inboundId?: number;
+  sessionKey?: string;
+  platform: string;
+  chatId: string;
+  threadId?: string;
+  replyToMessageId?: string;
+  text: string;
+  /** "reply" (agent answer), "notice" (command output, acknowledgements, errors). */
+  kind: "reply" | "notice";
+  status: DeliveryStatus;
+  attempts: number;
+  lastError?: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface NewDelivery {
+  inboundId?: number;
+  sessionKey?: string;
+  platform: string;
+  chatId: string;
+  threadId?: string;
+  replyToMessageId?: string;
+  text: string;
+  kind: "reply" | "notice";
+}
+
+export interface UsageRecord {
+  sessionId: string;
+  runs: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costUsd: number;
+}
+
+export interface PairingRequestRecord {
+  id: number;
+  platform: string;
+  userId: string;
+  userName?: string;
+  chatId: string;
+  /** scrypt hash (hex) of the code with `salt`; the code itself is never stored. */
+  codeHash: string;
+  salt: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface ApprovedUserRecord {
+  platform: string;
+  userId: string;
+  userName?: string;
+  approvedAt: number;
+}
+
+export interface SearchHit {
+  sessionId: string;
+  sessionKey: string;
+  title?: string;
+  seq: number;
+  role: string;
+  /** Excerpt with the matched terms marked [like this]. */
+  snippet: string;
+  createdAt: number;
+}
