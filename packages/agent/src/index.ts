@@ -30,7 +30,7 @@ export { PLATFORM_HINTS } from "./prompt/platform-hints.js";
 
 export * from "./observability/logger.js";
 export { createTracer, noopTracer, type Span, type Trace, type TraceRecord, type Tracer } from "./observability/tracer.js";
-export { createMetricsRegistry, type MetricsRegistry } from "./observability/metrics.js";
+export { createMetricsRegistry, type Counter, type Gauge, type Histogram, type MetricsRegistry } from "./observability/metrics.js";
 export { PROMETHEUS_CONTENT_TYPE } from "./observability/prometheus.js";
 export { createAgentMetrics, type AgentMetrics } from "./observability/agent-metrics.js";
 export { CostTracker, emptyUsageTotals, type UsageTotals } from "./observability/cost.js";

@@ -18,7 +18,8 @@ export type {
   TelegramSettings,
   TelegramWebhookSettings,
 } from "./config/gateway-config.js";
-export { createAgentFromConfig, NO_MODEL_MESSAGE, type AgentBuild, type AgentDeps } from "./agent/create-agent.js";
+export { createAgentPool, NO_MODEL_MESSAGE, type AgentDeps, type AgentPool, type AgentPoolBuild } from "./agent/create-agent.js";
+export { ALL_TOOL_NAMES, DEFAULT_TOOL_NAMES, SESSION_SEARCH_TOOL } from "./agent/tool-names.js";
 export { createGatewayLogger, type GatewayLoggerOptions } from "./logging/create-logger.js";
 export { isAllowlisted, type AllowedUsersLike } from "./auth/allowlist.js";
 export { authorize, type AuthorizationDecision, type AuthorizeDeps } from "./auth/authorize.js";
@@ -41,3 +42,19 @@ export {
   PAIRING_REQUEST_INTERVAL_MS,
 } from "./auth/pairing-rules.js";
 export * from "./hooks/index.js";
+export { bootstrap, onShutdownSignal, reportIssue, type Bootstrapped } from "./runtime/bootstrap.js";
+export { startGatewayProcess, type GatewayProcess, type GatewayProcessOptions } from "./runtime/gateway-process.js";
+export { registerHealthRoutes, type HealthReport } from "./runtime/health.js";
+export { ConsoleAdapter, CONSOLE_CHAT_ID, type ConsoleAdapterOptions } from "./console/console-adapter.js";
+export { GatewayHttpServer, type HttpServerOptions } from "./http/http-server.js";
+export { Gateway, type GatewayOptions, type AuthorizationResult } from "./core/gateway.js";
+export { createRunProcessor, type RunProcessorOptions } from "./core/run-processor.js";
+export { sessionKeyFor, isSharedSession, DEFAULT_SESSION_SCOPE, type SessionScopeSettings } from "./core/session-key.js";
+export { parseCommand, type ParsedCommand } from "./core/command.js";
+export { COMMANDS, helpText } from "./commands/registry.js";
+export type { InboundMessage, InboundAttachment, ChatType } from "./core/inbound.js";
+export type { PlatformAdapter, AdapterContext, OutboundTarget, OutboundMessage, SendResult, HttpHandler, HttpRequestInfo } from "./core/adapter.js";
+export { chunkMarkdown } from "./outbound/chunk-markdown.js";
+export { DeliveryService, type DeliveryServiceOptions } from "./outbound/delivery-service.js";
+export { TypingTracker } from "./outbound/typing-tracker.js";
+export * from "./queue/index.js";

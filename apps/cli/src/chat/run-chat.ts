@@ -1,9 +1,4 @@
-import os from "node:os";
-import { BUILTIN_TOOL_NAMES, DEFAULT_SAFE_TOOLS } from "@hermes/agent";
-import { configSecrets, createAgentFromConfig, createGatewayLogger, formatConfigIssues, loadConfig } from "@hermes/gateway";
-import { Conversation } from "./conversation.js";
-import { runInteractiveChat } from "./interactive-chat.js";
-import { runPipedChat } from "./piped-chat.js";
+import { bootstrap, ConsoleAdapter, CONSOLE_CHAT_ID, onShutdownSignal, reportIssue, sessionKeyFor, startGatewayProcess, type GatewayProcess } from "@hermes/gateway";
 
 export interface ChatIo {
   env: Record<string, string | undefined>;
@@ -13,56 +8,53 @@ export interface ChatIo {
   errors: NodeJS.WriteStream;
 }
 
-/** `npm run chat`: a terminal conversation with the agent. Returns the process exit code. */
+/**
+ * `npm run chat`: the terminal as a chat platform of the gateway. Messages go through the same pipeline as Telegram's
+ * (sessions in SQLite, commands, hooks, the queue), so the conversation persists across runs and, with REDIS_URL, is
+ * answered by BullMQ workers. Returns the process exit code.
+ */
 export async function runChat(io: ChatIo): Promise<number> {
-  const loaded = await loadConfig({
-    env: io.env,
-    cwd: io.cwd,
-    homeDir: os.homedir(),
-    knownTools: BUILTIN_TOOL_NAMES,
-    defaultTools: DEFAULT_SAFE_TOOLS,
-  });
-  for (const warning of loaded.warnings) io.errors.write(`warning: ${warning}\n`);
-  if (!loaded.ok) {
-    io.errors.write(`${formatConfigIssues(loaded.errors)}\n`);
-    return 2;
-  }
-  const config = loaded.config;
   const interactive = io.input.isTTY === true;
-  const logger = createGatewayLogger({
-    level: config.logLevel,
-    logsDir: config.paths.logs,
-    name: "chat",
-    stderrLevel: interactive ? undefined : "error",
-    secrets: configSecrets(config),
+  const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.errors, logName: "chat", stderrLevel: interactive ? undefined : "error" });
+  if (!boot.ok) return boot.exitCode;
+  const { config, logger, metrics } = boot.value;
+
+  let running: GatewayProcess | undefined;
+  const consoleKey = sessionKeyFor({
+    platform: "console",
+    chat: { id: CONSOLE_CHAT_ID, type: "dm" },
+    user: { id: "local" },
+    messageId: "",
+    text: "",
+    attachments: [],
+    mentionedBot: true,
+    timestamp: 0,
   });
-  const built = await createAgentFromConfig(config, { logger });
-  if (!built.ok) {
-    const { setting, message } = built.issue;
-    io.errors.write(message.startsWith("No model") ? `${message}\n` : `Invalid configuration:\n- ${setting}: ${message}\n`);
-    return 2;
-  }
-  const conversation = new Conversation(built.agent);
-  const model = `${built.model.model.provider}/${built.model.model.id}`;
+  const adapter = new ConsoleAdapter({
+    input: io.input,
+    output: io.output,
+    interactive,
+    waitUntilIdle: async () => {
+      await running?.waitIdle(consoleKey);
+    },
+  });
+  if (interactive) io.output.write(`Hermes — ${config.model?.model ?? "model set on the workers"} — /help lists commands, /exit quits\n`);
 
-  if (interactive) {
-    await runInteractiveChat(conversation, { input: io.input, output: io.output, banner: `Hermes — ${model} — workspace ${config.paths.workspace}` });
-    return 0;
-  }
+  const started = await startGatewayProcess({ config, logger, adapters: [adapter], http: false, metrics });
+  if (!started.ok) return reportIssue(io.errors, started.issue);
+  running = started.process;
 
-  let stopped = false;
-  const stop = (): void => {
-    // npm forwards the signal too, so the same signal may arrive twice; stopping twice is harmless.
-    stopped = true;
-    conversation.interrupt();
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-  try {
-    await runPipedChat(conversation, { input: io.input, output: io.output, logger, stopped: () => stopped });
-  } finally {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
-  }
-  return stopped ? 130 : 0;
+  let signalled = false;
+  const release = onShutdownSignal(() => {
+    signalled = true;
+    void (async () => {
+      if ((await running?.store.inbound.unanswered(consoleKey)) ?? 0) io.output.write("Stopped.\n");
+      await adapter.stop();
+    })();
+  });
+  await adapter.finished;
+  release();
+  // Interrupted: don't wait for answers in progress (they are re-run on the next start).
+  await running.stop({ drainMs: signalled ? 0 : 10_000 });
+  return signalled ? 130 : 0;
 }

@@ -1,15 +1,26 @@
 import { mkdir } from "node:fs/promises";
 import {
+  BUILTIN_TOOL_NAMES,
+  ContextCompressor,
   HermesAgent,
+  MemoryManager,
+  MEMORY_TOOL_NAME,
+  SKILL_TOOL_NAMES,
+  ToolRegistry,
+  defaultSkillLocations,
+  discoverMemoryProviders,
+  registerSkillTools,
   resolveModel,
-  type AgentCallbacks,
+  userMemoryProvidersDir,
   type AgentMetrics,
   type Logger,
   type ModelBinding,
   type Tracer,
 } from "@hermes/agent";
+import { sessionSearchTool, type Store } from "@hermes/store";
 import type { ConfigIssue } from "../config/errors.js";
 import type { GatewayConfig } from "../config/gateway-config.js";
+import { SESSION_SEARCH_TOOL } from "./tool-names.js";
 
 export const NO_MODEL_MESSAGE = [
   "No model is configured, so there is nobody to answer. Set one of:",
@@ -18,54 +29,120 @@ export const NO_MODEL_MESSAGE = [
   "Put them in the environment, in a .env file in this folder, or in $HERMES_HOME/config.yaml.",
 ].join("\n");
 
-export type AgentBuild = { ok: true; agent: HermesAgent; model: ModelBinding } | { ok: false; issue: ConfigIssue };
-
 export interface AgentDeps {
   logger: Logger;
+  store: Pick<Store, "search">;
   tracer?: Tracer;
   metrics?: AgentMetrics;
-  callbacks?: AgentCallbacks;
 }
 
-/** Builds the agent the configuration describes: model and fallback, enabled tools confined to the workspace. */
-export async function createAgentFromConfig(config: GatewayConfig, deps: AgentDeps): Promise<AgentBuild> {
-  if (!config.model) return { ok: false, issue: { setting: "HERMES_MODEL", message: NO_MODEL_MESSAGE } };
-  const primary = resolveModel({
-    model: config.model.model,
-    baseUrl: config.model.baseUrl,
-    apiKey: config.model.apiKey,
-    contextWindow: config.model.contextWindow,
-  }, config.providerKeys);
-  if (!primary.ok) return { ok: false, issue: { setting: "HERMES_MODEL", message: primary.error } };
+/** Agents for the configured model and for per-conversation /model overrides, sharing memory and skills. */
+export interface AgentPool {
+  readonly models: { primary: string; fallback?: string };
+  readonly primary: ModelBinding;
+  readonly memory: MemoryManager;
+  agentFor(model: string | undefined): Promise<HermesAgent>;
+  /** Whether a model name can be used (known, with a key); the reason when not. */
+  checkModel(name: string): string | undefined;
+  /** One compressor per conversation: it carries the anti-thrash state across runs. */
+  compressorFor(sessionKey: string): ContextCompressor;
+  shutdown(): Promise<void>;
+}
 
+export type AgentPoolBuild = { ok: true; pool: AgentPool } | { ok: false; issue: ConfigIssue };
+
+export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): Promise<AgentPoolBuild> {
+  if (!config.model) return { ok: false, issue: { setting: "HERMES_MODEL", message: NO_MODEL_MESSAGE } };
+  const primary = resolveModel(
+    { model: config.model.model, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey, contextWindow: config.model.contextWindow },
+    config.providerKeys,
+  );
+  if (!primary.ok) return { ok: false, issue: { setting: "HERMES_MODEL", message: primary.error } };
   let fallback: ModelBinding | undefined;
   if (config.fallback) {
-    const resolved = resolveModel(
-      { model: config.fallback.model, baseUrl: config.fallback.baseUrl, apiKey: config.fallback.apiKey },
-      config.providerKeys,
-    );
+    const resolved = resolveModel({ model: config.fallback.model, baseUrl: config.fallback.baseUrl, apiKey: config.fallback.apiKey }, config.providerKeys);
     if (!resolved.ok) return { ok: false, issue: { setting: "HERMES_FALLBACK_MODEL", message: resolved.error } };
     fallback = resolved.binding;
   }
+  await Promise.all([config.paths.workspace, config.paths.sessions, config.paths.logs, config.paths.memory, config.paths.skills].map((dir) => mkdir(dir, { recursive: true })));
 
-  await Promise.all([config.paths.workspace, config.paths.sessions, config.paths.logs].map((dir) => mkdir(dir, { recursive: true })));
-  const agent = await HermesAgent.create({
-    model: primary.binding,
-    fallbackModel: fallback,
-    builtinTools: {
-      enable: config.tools,
-      workspaceRoot: config.paths.workspace,
-      allowPrivateNetwork: config.webAllowPrivate,
-      searchBackend: config.search,
+  const memory = new MemoryManager({ memoryDir: config.paths.memory, logger: deps.logger });
+  const plugins = await discoverMemoryProviders({ dirs: [userMemoryProvidersDir(config.home)], context: memory.context, logger: deps.logger });
+  for (const provider of plugins.providers) memory.addProvider(provider);
+  await memory.initialize();
+
+  const resolveOverride = (name: string): ModelBinding | string => {
+    const resolved = config.model?.baseUrl && !name.includes("/")
+      ? resolveModel({ model: name, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey, contextWindow: config.model.contextWindow }, config.providerKeys)
+      : resolveModel({ model: name }, config.providerKeys);
+    return resolved.ok ? resolved.binding : resolved.error;
+  };
+
+  const agents = new Map<string, Promise<HermesAgent>>();
+  const build = async (binding: ModelBinding): Promise<HermesAgent> => {
+    const registry = new ToolRegistry({ logger: deps.logger });
+    const enabled = new Set(config.tools);
+    if (enabled.has(MEMORY_TOOL_NAME)) for (const tool of memory.tools()) registry.register(tool);
+    if (SKILL_TOOL_NAMES.some((name) => enabled.has(name))) {
+      const skills = registerSkillTools(registry, { ...defaultSkillLocations(config.home), logger: deps.logger });
+      if (!skills.ok) throw new Error(`skills: ${skills.error}`);
+      for (const name of SKILL_TOOL_NAMES) if (!enabled.has(name)) registry.unregister(name);
+    }
+    if (enabled.has(SESSION_SEARCH_TOOL)) registry.register(sessionSearchTool(deps.store));
+    return HermesAgent.create({
+      model: binding,
+      fallbackModel: fallback,
+      tools: registry,
+      builtinTools: {
+        enable: config.tools.filter((name) => (BUILTIN_TOOL_NAMES as readonly string[]).includes(name)),
+        workspaceRoot: config.paths.workspace,
+        allowPrivateNetwork: config.webAllowPrivate,
+        searchBackend: config.search,
+      },
+      contextDir: config.paths.workspace,
+      systemPrompt: config.systemPrompt,
+      memoryBlock: () => memory.buildMemoryContextBlock(),
+      stateDir: config.home,
+      budget: { maxSteps: config.maxSteps },
+      logger: deps.logger,
+      tracer: deps.tracer,
+      metrics: deps.metrics,
+    });
+  };
+
+  const compressors = new Map<string, ContextCompressor>();
+  const pool: AgentPool = {
+    models: { primary: config.model.model, fallback: config.fallback?.model },
+    primary: primary.binding,
+    memory,
+    agentFor: (model) => {
+      const key = model ?? "";
+      let agent = agents.get(key);
+      if (!agent) {
+        const binding = model === undefined ? primary.binding : resolveOverride(model);
+        agent = typeof binding === "string" ? Promise.reject(new Error(binding)) : build(binding);
+        agents.set(key, agent);
+        agent.catch(() => agents.delete(key));
+      }
+      return agent;
     },
-    contextDir: config.paths.workspace,
-    systemPrompt: config.systemPrompt,
-    stateDir: config.home,
-    budget: { maxSteps: config.maxSteps },
-    logger: deps.logger,
-    tracer: deps.tracer,
-    metrics: deps.metrics,
-    callbacks: deps.callbacks,
-  });
-  return { ok: true, agent, model: primary.binding };
+    checkModel: (name) => {
+      const resolved = resolveOverride(name);
+      return typeof resolved === "string" ? resolved : undefined;
+    },
+    compressorFor: (sessionKey) => {
+      let compressor = compressors.get(sessionKey);
+      if (!compressor) {
+        compressor = new ContextCompressor({
+          summarizer: primary.binding,
+          contextWindow: primary.binding.model.contextWindow,
+          logger: deps.logger.child({ sessionKey }),
+        });
+        compressors.set(sessionKey, compressor);
+      }
+      return compressor;
+    },
+    shutdown: () => memory.shutdown(),
+  };
+  return { ok: true, pool };
 }

@@ -1,0 +1,32 @@
+import type { InboundMessage } from "../core/inbound.js";
+import type { GatewayStore, HookPort, RunQueuePort } from "../core/ports.js";
+
+/** Everything a command may use. Commands answer with text (sent as a notice) and never run the agent themselves. */
+export interface CommandContext {
+  message: InboundMessage;
+  sessionKey: string;
+  args: string;
+  store: GatewayStore;
+  queue: RunQueuePort;
+  hooks: HookPort;
+  now: () => number;
+  /** `provider/model-id` (or custom id) the bot uses by default, and the fallback if any. */
+  models: { primary: string; fallback?: string };
+  /** Checks that a model name can be used (known and with a key); undefined when fine, else the reason. */
+  checkModel(name: string): string | undefined;
+  /** Routes text as if the user had sent it again (used by /retry). */
+  resubmit(text: string): Promise<void>;
+  /** Compresses the session's transcript now; returns a sentence for the user. */
+  compress(sessionKey: string): Promise<string>;
+  /** How the current user is authorized, for /whoami. */
+  authorization: "allowlist" | "paired" | "console";
+  /** Whether several people share this session (their messages carry a [sender] prefix). */
+  sharedSession: boolean;
+}
+
+export interface CommandDefinition {
+  name: string;
+  usage: string;
+  description: string;
+  run(context: CommandContext): Promise<string>;
+}

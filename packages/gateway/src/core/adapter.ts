@@ -1,0 +1,56 @@
+import type { InboundMessage } from "./inbound.js";
+
+/** Where a reply goes: the chat, its thread, and (optionally) the message it answers. */
+export interface OutboundTarget {
+  chatId: string;
+  threadId?: string;
+  replyToMessageId?: string;
+}
+
+export interface OutboundMessage {
+  text: string;
+  /** "markdown": the adapter may convert it to its platform's markup; "plain": send the text as it is. */
+  format: "markdown" | "plain";
+}
+
+/** Result of a send. A connection error may be retried; a rejection (bad markup, forbidden) may not. */
+export type SendResult =
+  | { ok: true; messageId?: string }
+  | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
+
+/** What the gateway gives an adapter when it starts it. */
+export interface AdapterContext {
+  /** Hands a normalized message to the gateway; resolves once it is persisted (acknowledge the platform after). */
+  receive(message: InboundMessage): Promise<void>;
+  /** Registers an HTTP route on the gateway's server (webhooks). */
+  route?(method: "GET" | "POST", path: string, handler: HttpHandler): void;
+}
+
+export interface HttpRequestInfo {
+  headers: Record<string, string>;
+  rawBody: Buffer;
+}
+
+export type HttpHandler = (request: HttpRequestInfo) => Promise<{ status: number; body?: string; headers?: Record<string, string> }>;
+
+/**
+ * The contract a platform package implements. Only `start`, `stop` and `send` are required; the gateway chunks text to
+ * `textLimit` before calling `send`, so an adapter never splits messages itself.
+ */
+export interface PlatformAdapter {
+  readonly platform: string;
+  /** Largest message the platform accepts, in UTF-16 code units (Telegram 4096, Discord 2000, …). */
+  readonly textLimit: number;
+  start(context: AdapterContext): Promise<void>;
+  /** Stops taking new messages; in-flight sends may finish. */
+  stop(): Promise<void>;
+  send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult>;
+  /** Edits a message the bot sent earlier (for streaming updates), when the platform allows it. */
+  edit?(target: OutboundTarget, messageId: string, message: OutboundMessage): Promise<SendResult>;
+  /** Shows "typing…" (or an equivalent) in the chat; the gateway refreshes it while a run is active. */
+  sendTyping?(target: OutboundTarget): Promise<void>;
+  /** Called when the gateway finished (or gave up on) a message, e.g. to remove a "working on it" reaction. */
+  markDone?(message: InboundMessage): Promise<void>;
+  /** Converts the agent's markdown to the platform's markup (e.g. Telegram HTML); plain text otherwise. */
+  formatMarkdown?(markdown: string): string;
+}

@@ -1,0 +1,180 @@
+import type { Logger } from "@hermes/agent";
+import { findCommand, unknownCommandText } from "../commands/registry.js";
+import type { CommandContext } from "../commands/types.js";
+import { parseCommand, type ParsedCommand } from "./command.js";
+import type { InboundMessage } from "./inbound.js";
+import { isAddressed } from "./mention-gate.js";
+import type { DeliveryPort, GatewayStore, HookPort, RunQueuePort, TypingPort } from "./ports.js";
+import { isSharedSession, sessionKeyFor, type SessionScopeSettings } from "./session-key.js";
+
+export type AuthorizationResult =
+  | { kind: "allowed"; via: "allowlist" | "paired" | "console" }
+  | { kind: "pairing"; reply: string }
+  | { kind: "ignored"; reason: string };
+
+export interface GatewayOptions {
+  store: GatewayStore;
+  queue: RunQueuePort;
+  hooks: HookPort;
+  delivery: DeliveryPort;
+  typing: TypingPort;
+  authorize: (message: InboundMessage) => Promise<AuthorizationResult>;
+  sessionScope: SessionScopeSettings;
+  /** The bot's username per platform, for `/cmd@botname`. */
+  botName: (platform: string) => string | undefined;
+  models: CommandContext["models"];
+  checkModel: CommandContext["checkModel"];
+  compress: CommandContext["compress"];
+  logger: Logger;
+  now?: () => number;
+}
+
+const BUSY_ACK = "Got it. I'm still answering your previous message; I'll get to this one right after.";
+
+/**
+ * The platform-neutral front door: every adapter hands its messages to `receive`, which persists, deduplicates,
+ * authorizes, gates, answers commands, routes to a session and enqueues an agent run.
+ */
+export class Gateway {
+  private readonly now: () => number;
+
+  constructor(private readonly options: GatewayOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  async receive(message: InboundMessage): Promise<void> {
+    const key = sessionKeyFor(message, this.options.sessionScope);
+    const recorded = await this.options.store.inbound.recordIfNew({
+      platform: message.platform,
+      messageId: message.messageId,
+      payload: JSON.stringify(message),
+      sessionKey: key,
+      status: "received",
+    });
+    if (!recorded.created) {
+      this.options.logger.debug("duplicate inbound ignored", { platform: message.platform, messageId: message.messageId });
+      return;
+    }
+    await this.route(recorded.record.id, message, key);
+  }
+
+  /** After a restart: routes messages persisted but never routed, and re-enqueues runs that were pending. */
+  async recover(records: ReadonlyArray<{ id: number; status: string; payload: string; sessionKey?: string }>): Promise<void> {
+    for (const record of records) {
+      const message = JSON.parse(record.payload) as InboundMessage;
+      const key = record.sessionKey ?? sessionKeyFor(message, this.options.sessionScope);
+      if (record.status === "received") await this.route(record.id, message, key);
+      else if (record.status === "queued" || record.status === "running") await this.enqueue(record.id, message, key);
+    }
+  }
+
+  private async route(inboundId: number, message: InboundMessage, key: string): Promise<void> {
+    const { store, logger } = this.options;
+    const base = this.eventBase(message, key);
+    const received = await this.options.hooks.emit({ ...base, type: "message:received", text: message.text, messageId: message.messageId });
+    if (received.blocked) {
+      logger.info("message blocked by hook", { hook: received.hook, reason: received.reason, sessionKey: key });
+      await store.inbound.setStatus(inboundId, "ignored");
+      await this.notice(message, `Your message was not processed: ${received.reason}`);
+      return;
+    }
+
+    const auth = await this.options.authorize(message);
+    if (auth.kind !== "allowed") {
+      await store.inbound.setStatus(inboundId, "ignored");
+      if (auth.kind === "pairing") await this.notice(message, auth.reply);
+      else logger.debug("message ignored", { reason: auth.reason, platform: message.platform, userId: message.user.id });
+      return;
+    }
+
+    const command = parseCommand(message.text, this.options.botName(message.platform));
+    const chatSettings = message.chat.type === "dm" ? undefined : await store.chatSettings.get(message.platform, message.chat.id);
+    const known = command !== undefined && findCommand(command.name) !== undefined;
+    if (!isAddressed(message, { mode: chatSettings?.mentionMode ?? "mention", isCommand: known || command?.addressedByName === true })) {
+      await store.inbound.setStatus(inboundId, "ignored");
+      return;
+    }
+    if (command) {
+      await store.inbound.setStatus(inboundId, "ignored");
+      await this.runCommand(command, message, key, auth.via);
+      return;
+    }
+    await this.enqueue(inboundId, message, key);
+  }
+
+  private async enqueue(inboundId: number, message: InboundMessage, key: string): Promise<void> {
+    const { store } = this.options;
+    const { session, created } = await store.sessions.getOrCreateActive({
+      key,
+      platform: message.platform,
+      chatId: message.chat.id,
+      chatType: message.chat.type,
+      threadId: message.threadId,
+      userId: message.user.id,
+      title: message.text.slice(0, 80) || undefined,
+    });
+    if (created) await this.options.hooks.emit({ ...this.eventBase(message, key), type: "session:start", sessionId: session.id });
+    const busy = await store.inbound.unanswered(key);
+    await store.inbound.setStatus(inboundId, "queued");
+    if (busy > 0) await this.notice(message, BUSY_ACK);
+    this.options.typing.begin(`inbound:${inboundId}`, message.platform, this.targetOf(message));
+    await this.options.queue.enqueue({ inboundId, sessionKey: key });
+  }
+
+  private async runCommand(command: ParsedCommand, message: InboundMessage, key: string, via: "allowlist" | "paired" | "console"): Promise<void> {
+    await this.options.hooks.emit({ ...this.eventBase(message, key), type: `command:${command.name}`, command: command.name, args: command.args });
+    const definition = findCommand(command.name);
+    if (!definition) {
+      // A bare unknown command in a group is probably meant for another bot.
+      if (message.chat.type === "dm" || command.addressedByName) await this.notice(message, unknownCommandText(command.name));
+      return;
+    }
+    let reply: string;
+    try {
+      reply = await definition.run({
+        message,
+        sessionKey: key,
+        args: command.args,
+        store: this.options.store,
+        queue: this.options.queue,
+        hooks: this.options.hooks,
+        now: this.now,
+        models: this.options.models,
+        checkModel: this.options.checkModel,
+        resubmit: (text) => this.receive({ ...message, text, messageId: `${message.messageId}:retry:${this.now()}` }),
+        compress: this.options.compress,
+        authorization: via,
+        sharedSession: isSharedSession(message, this.options.sessionScope),
+      });
+    } catch (error) {
+      this.options.logger.error("command failed", { command: command.name, error: error instanceof Error ? error.message : String(error) });
+      reply = `Sorry, /${command.name} failed. The error was logged for the bot's operator.`;
+    }
+    await this.notice(message, reply);
+  }
+
+  /** Sends a short gateway message (command output, acknowledgement, pairing instructions) to the chat. */
+  async notice(message: InboundMessage, text: string): Promise<void> {
+    const target = this.targetOf(message);
+    await this.options.store.deliveries.enqueue({
+      platform: message.platform,
+      chatId: target.chatId,
+      threadId: target.threadId,
+      replyToMessageId: target.replyToMessageId,
+      sessionKey: sessionKeyFor(message, this.options.sessionScope),
+      text,
+      kind: "notice",
+    });
+    await this.options.delivery.flush();
+  }
+
+  private targetOf(message: InboundMessage): { chatId: string; threadId?: string; replyToMessageId?: string } {
+    // In groups a reply quotes the message it answers so the thread of conversation stays readable.
+    const replyTo = message.chat.type === "dm" ? undefined : message.replyToId ?? message.messageId;
+    return { chatId: message.chat.id, threadId: message.threadId, replyToMessageId: replyTo };
+  }
+
+  private eventBase(message: InboundMessage, key: string): { timestamp: number; sessionKey: string; platform: string; chatId: string; userId: string } {
+    return { timestamp: this.now(), sessionKey: key, platform: message.platform, chatId: message.chat.id, userId: message.user.id };
+  }
+}

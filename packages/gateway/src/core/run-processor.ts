@@ -1,0 +1,165 @@
+import type { AgentCallbacks, ContextCompressor, HermesAgent, HermesAgentResult, Logger } from "@hermes/agent";
+import type { InboundRecord, NewDelivery, Store } from "@hermes/store";
+import { agentInputFor } from "./agent-input.js";
+import type { InboundMessage } from "./inbound.js";
+import type { HookPort } from "./ports.js";
+import { isSharedSession, type SessionScopeSettings } from "./session-key.js";
+
+export interface SessionLease {
+  renew(): Promise<boolean>;
+  release(): Promise<void>;
+}
+
+export interface RunProcessorOptions {
+  store: Store;
+  lock: { tryAcquire(sessionKey: string, ttlMs: number): Promise<SessionLease | undefined> };
+  /** The agent for a session: the configured one, or one for the session's /model override. */
+  agentFor(model: string | undefined): Promise<HermesAgent>;
+  /** The conversation's context compressor (kept per session key for its anti-thrash state). */
+  compressorFor?(sessionKey: string): ContextCompressor;
+  /** Called when a message starts a new session (e.g. to refresh the memory snapshot). */
+  onSessionStart?(sessionId: string): Promise<void>;
+  hooks: HookPort;
+  sessionScope: SessionScopeSettings;
+  logger: Logger;
+  leaseMs?: number;
+  now?: () => number;
+}
+
+const CRASH_REPLY = "Sorry, something went wrong while I was working on that. The error was logged for the bot's operator; please try again.";
+
+/**
+ * The worker side of a run. A job names one inbound message, but whoever holds a session's lock answers every queued
+ * message of that session in order, so at most one run per session happens at a time across all workers. A job
+ * whose session is busy elsewhere asks to be retried; it finishes once its message has been answered.
+ */
+export function createRunProcessor(options: RunProcessorOptions) {
+  const leaseMs = options.leaseMs ?? 30_000;
+  const now = options.now ?? Date.now;
+
+  return async (job: { inboundId: number; sessionKey: string }, context: { signal: AbortSignal }): Promise<"done" | "retry_later"> => {
+    const record = await options.store.inbound.get(job.inboundId);
+    if (!record || !(record.status === "queued" || record.status === "running")) return "done";
+    const lease = await options.lock.tryAcquire(job.sessionKey, leaseMs);
+    if (!lease) return "retry_later";
+    const renewal = setInterval(() => {
+      lease.renew().catch((error: unknown) => options.logger.warn("session lease renewal failed", { sessionKey: job.sessionKey, error: String(error) }));
+    }, Math.max(1_000, Math.floor(leaseMs / 3)));
+    try {
+      for (;;) {
+        if (context.signal.aborted) break;
+        const next = await options.store.inbound.claimNext(job.sessionKey);
+        if (!next) break;
+        await runOne(next, context.signal);
+      }
+    } finally {
+      clearInterval(renewal);
+      await lease.release();
+    }
+    return "done";
+  };
+
+  async function runOne(record: InboundRecord, signal: AbortSignal): Promise<void> {
+    const message = JSON.parse(record.payload) as InboundMessage;
+    const key = record.sessionKey ?? "";
+    const { session, created } = await options.store.sessions.getOrCreateActive({
+      key,
+      platform: message.platform,
+      chatId: message.chat.id,
+      chatType: message.chat.type,
+      threadId: message.threadId,
+      userId: message.user.id,
+    });
+    if (created) await options.onSessionStart?.(session.id);
+    const base = { timestamp: now(), sessionKey: key, platform: message.platform, chatId: message.chat.id, userId: message.user.id, sessionId: session.id };
+    await options.hooks.emit({ ...base, type: "agent:start", inboundId: record.id });
+
+    let result: HermesAgentResult;
+    try {
+      const agent = await options.agentFor(session.model);
+      const history = await options.store.messages.history(session.id);
+      result = await agent.run(agentInputFor(message, isSharedSession(message, options.sessionScope)), {
+        history,
+        sessionId: session.id,
+        signal,
+        chatPlatform: message.platform,
+        caller: { platform: message.platform, userId: message.user.id, chatId: message.chat.id, sessionKey: key },
+        callbacks: hookCallbacks(options.hooks, base, now),
+        compressor: options.compressorFor?.(key),
+      });
+    } catch (error) {
+      options.logger.error("agent run crashed", { sessionKey: key, inboundId: record.id, error: error instanceof Error ? error.message : String(error) });
+      await options.store.completeRun({ inboundId: record.id, sessionId: session.id, messages: [], deliveries: [reply(record, message, CRASH_REPLY)], status: "failed" });
+      await options.hooks.emit({ ...base, timestamp: now(), type: "agent:end", stopReason: "CRASH" });
+      return;
+    }
+
+    let sessionId = session.id;
+    let messages = result.newMessages;
+    if (result.compacted) {
+      // The transcript was rewritten: keep the original in the parent and continue in a child session.
+      const child = await options.store.sessions.continueAsChild(session.id);
+      sessionId = child.id;
+      messages = result.history;
+      await options.hooks.emit({ ...base, timestamp: now(), type: "session:compress", sessionId: child.id, parentSessionId: session.id });
+    }
+    const aborted = result.stopReason === "ABORT";
+    const finished = await options.store.completeRun({
+      inboundId: record.id,
+      sessionId,
+      messages,
+      usage: {
+        inputTokens: result.usage.input,
+        outputTokens: result.usage.output,
+        cacheReadTokens: result.usage.cacheRead,
+        cacheWriteTokens: result.usage.cacheWrite,
+        costUsd: result.usage.costUsd,
+      },
+      // A stopped run says nothing more: /stop already answered.
+      deliveries: aborted ? [] : [reply(record, message, result.text)],
+      status: result.stopReason === "API_ERROR" || result.stopReason === "CONTEXT_OVERFLOW" ? "failed" : "answered",
+    });
+    if (!finished.ok) options.logger.warn("run result discarded", { reason: finished.reason, inboundId: record.id });
+    await options.hooks.emit({ ...base, timestamp: now(), type: "agent:end", stopReason: result.stopReason, steps: result.steps, costUsd: result.usage.costUsd });
+  }
+}
+
+function reply(record: InboundRecord, message: InboundMessage, text: string): NewDelivery {
+  return {
+    inboundId: record.id,
+    sessionKey: record.sessionKey,
+    platform: message.platform,
+    chatId: message.chat.id,
+    threadId: message.threadId,
+    replyToMessageId: message.chat.type === "dm" ? undefined : message.replyToId ?? message.messageId,
+    text,
+    kind: "reply",
+  };
+}
+
+/** Bridges the agent's observers to lifecycle hooks; `tool:before` hooks may block a call. */
+function hookCallbacks(hooks: HookPort, base: Record<string, unknown> & { timestamp: number }, now: () => number): AgentCallbacks {
+  return {
+    onStep: async (event) => {
+      await hooks.emit({ ...base, timestamp: now(), type: "agent:step", step: event.step, toolCalls: event.toolCalls.map((c) => c.name), text: event.text });
+    },
+    onToolStart: async (event) => {
+      const outcome = await hooks.emit({ ...base, timestamp: now(), type: "tool:before", step: event.step, toolName: event.toolName, toolCallId: event.toolCallId, arguments: event.arguments });
+      return outcome.blocked ? { block: true, reason: outcome.reason } : undefined;
+    },
+    onToolEnd: async (event) => {
+      await hooks.emit({
+        ...base,
+        timestamp: now(),
+        type: "tool:after",
+        step: event.step,
+        toolName: event.toolName,
+        toolCallId: event.toolCallId,
+        status: event.status,
+        isError: event.result.isError === true,
+        durationMs: event.durationMs,
+        result: event.result.content.slice(0, 2_000),
+      });
+    },
+  };
+}

@@ -1,0 +1,188 @@
+import path from "node:path";
+import { resolveModel, type Logger, type MetricsRegistry } from "@hermes/agent";
+import { tryOpenStore, type DeliveryRecord, type Store } from "@hermes/store";
+import { authorize } from "../auth/authorize.js";
+import { isAllowlisted } from "../auth/allowlist.js";
+import { PairingService } from "../auth/pairing-service.js";
+import type { ConfigIssue } from "../config/errors.js";
+import type { GatewayConfig } from "../config/gateway-config.js";
+import type { PlatformAdapter } from "../core/adapter.js";
+import { Gateway, type AuthorizationResult } from "../core/gateway.js";
+import type { InboundMessage } from "../core/inbound.js";
+import { BUNDLED_HOOKS_DIR, HookRegistry } from "../hooks/index.js";
+import type { HookPort } from "../core/ports.js";
+import { GatewayHttpServer } from "../http/http-server.js";
+import { DeliveryService } from "../outbound/delivery-service.js";
+import { TypingTracker } from "../outbound/typing-tracker.js";
+import { createGatewayMetrics } from "./gateway-metrics.js";
+import { registerHealthRoutes } from "./health.js";
+import { createRunQueue } from "./run-queue.js";
+import { compressSessionNow } from "./compress-now.js";
+
+export interface GatewayProcessOptions {
+  config: GatewayConfig;
+  logger: Logger;
+  adapters: PlatformAdapter[];
+  /** Serve /healthz, /metrics and webhooks (npm start); the terminal chat does without. */
+  http: boolean;
+  metrics: MetricsRegistry;
+}
+
+export interface GatewayProcess {
+  readonly gateway: Gateway;
+  readonly store: Store;
+  readonly mode: "inline" | "bullmq";
+  readonly httpAddress?: { host: string; port: number };
+  /** Resolves once every message of the session is answered and its replies are delivered. */
+  waitIdle(sessionKey: string): Promise<void>;
+  /** Stops intake, lets running answers finish for up to `drainMs` (default 10 s), flushes replies, closes everything. */
+  stop(options?: { drainMs?: number }): Promise<void>;
+}
+
+const RECOVERABLE = new Set(["received", "queued", "running"]);
+
+/** Builds and starts everything the gateway process runs: store, hooks, queue, delivery, HTTP, adapters. */
+export async function startGatewayProcess(options: GatewayProcessOptions): Promise<{ ok: true; process: GatewayProcess } | { ok: false; issue: ConfigIssue }> {
+  const { config, logger } = options;
+  const opened = await tryOpenStore({ file: config.paths.stateDb, logger });
+  if (!opened.ok) return { ok: false, issue: { setting: "HERMES_HOME", message: `cannot open ${config.paths.stateDb}: ${opened.error.message}` } };
+  const store = opened.store;
+  // Hook handlers (e.g. the audit log) find the state folder through the environment.
+  process.env.HERMES_HOME = config.home;
+  const hooks = await HookRegistry.load({
+    bundledDir: BUNDLED_HOOKS_DIR,
+    operatorDir: config.paths.hooks,
+    stateFile: path.join(config.paths.hooks, "state.json"),
+    logger,
+  });
+  const unwatchHooks = hooks.watch();
+  const hookPort = hooks as unknown as HookPort;
+
+  const queueSetup = await createRunQueue(config, { store, hooks: hookPort, logger, metrics: options.metrics });
+  if (!queueSetup.ok) {
+    unwatchHooks();
+    await store.close();
+    return queueSetup;
+  }
+  const { queue, pool, mode } = queueSetup;
+  const metrics = createGatewayMetrics(options.metrics);
+  const adapters = new Map(options.adapters.map((adapter) => [adapter.platform, adapter]));
+  const typing = new TypingTracker({ adapters, logger });
+  const delivery = new DeliveryService({
+    store: store.deliveries,
+    adapters,
+    logger,
+    onDelivered: (record, outcome) => {
+      metrics.deliveries.inc(1, { outcome });
+      const full = record as Partial<DeliveryRecord>;
+      if (full.inboundId !== undefined) typing.end(`inbound:${full.inboundId}`);
+      if (outcome === "sent") void hooks.emit({ type: "message:sent", timestamp: Date.now(), platform: record.platform, chatId: record.chatId, sessionKey: full.sessionKey, text: record.text });
+    },
+  });
+  const pairing = new PairingService({ store: store.pairing, logger });
+
+  const authorizeMessage = async (message: InboundMessage): Promise<AuthorizationResult> => {
+    const decision = await authorize(message, { allowed: config.allowedUsers, pairing, isApproved: (p, u) => store.pairing.isApproved(p, u), botName: config.botName });
+    if (decision.kind !== "allowed") return decision;
+    if (message.platform === "console") return { kind: "allowed", via: "console" };
+    return { kind: "allowed", via: isAllowlisted(config.allowedUsers, message.platform, message.user.id) ? "allowlist" : "paired" };
+  };
+
+  const gateway = new Gateway({
+    store,
+    queue,
+    hooks: hookPort,
+    delivery,
+    typing,
+    authorize: authorizeMessage,
+    sessionScope: config.sessionScope,
+    botName: () => config.botName,
+    models: { primary: config.model?.model ?? "(set on the workers)", fallback: config.fallback?.model },
+    checkModel: (name) => {
+      const resolved = config.model?.baseUrl && !name.includes("/")
+        ? resolveModel({ model: name, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey }, config.providerKeys)
+        : resolveModel({ model: name }, config.providerKeys);
+      return resolved.ok ? undefined : resolved.error;
+    },
+    compress: (key) => (pool ? compressSessionNow(store, pool, key, hookPort) : Promise.resolve("Compression runs on the workers; it happens automatically when the conversation gets long.")),
+    logger,
+  });
+
+  queue.onSettled((job, outcome) => {
+    metrics.runs.inc(1, { outcome });
+    typing.end(`inbound:${job.inboundId}`);
+    void delivery.flush();
+  });
+  delivery.start(1_000);
+
+  let http: GatewayHttpServer | undefined;
+  let httpAddress: { host: string; port: number } | undefined;
+  let stopping = false;
+  const started = Date.now();
+  if (options.http) {
+    http = new GatewayHttpServer({ host: config.http.host, port: config.http.port, logger });
+    registerHealthRoutes(
+      http,
+      async () => ({
+        status: stopping ? "stopping" : "ok",
+        role: "gateway",
+        uptimeSeconds: Math.round((Date.now() - started) / 1000),
+        mode,
+        platforms: [...adapters.keys()],
+        pendingDeliveries: (await store.deliveries.pending(1_000)).length,
+      }),
+      options.metrics,
+    );
+  }
+
+  const pending = (await store.inbound.recent(1_000)).filter((record) => RECOVERABLE.has(record.status)).reverse();
+  if (pending.length > 0) logger.info("recovering unfinished messages", { count: pending.length });
+  await gateway.recover(pending);
+
+  for (const adapter of options.adapters) {
+    try {
+      await adapter.start({
+        receive: async (message) => {
+          metrics.received.inc(1, { platform: message.platform });
+          await gateway.receive(message);
+        },
+        route: http ? (method, routePath, handler) => http?.route(method, routePath, handler) : undefined,
+      });
+      logger.info("platform adapter started", { platform: adapter.platform });
+    } catch (error) {
+      logger.error("platform adapter failed to start", { platform: adapter.platform, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  if (http) httpAddress = await http.start();
+  await hooks.emit({ type: "gateway:startup", timestamp: Date.now(), platforms: [...adapters.keys()] });
+
+  const running: GatewayProcess = {
+    gateway,
+    store,
+    mode,
+    httpAddress,
+    waitIdle: async (sessionKey) => {
+      for (;;) {
+        const busy = await store.inbound.unanswered(sessionKey);
+        const undelivered = (await store.deliveries.pending(1_000)).some((d) => d.sessionKey === sessionKey);
+        if (busy === 0 && !undelivered) return;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+    stop: async (stopOptions) => {
+      if (stopping) return;
+      stopping = true;
+      await hooks.emit({ type: "gateway:shutdown", timestamp: Date.now() });
+      await Promise.all(options.adapters.map((adapter) => adapter.stop().catch(() => undefined)));
+      await queue.close({ drainMs: stopOptions?.drainMs ?? 10_000 });
+      await delivery.flush();
+      await delivery.stop();
+      typing.stopAll();
+      await http?.stop();
+      unwatchHooks();
+      await pool?.shutdown();
+      await store.close();
+    },
+  };
+  return { ok: true, process: running };
+}
