@@ -58,3 +58,4 @@ export { chunkMarkdown } from "./outbound/chunk-markdown.js";
 export { DeliveryService, type DeliveryServiceOptions } from "./outbound/delivery-service.js";
 export { TypingTracker } from "./outbound/typing-tracker.js";
 export * from "./queue/index.js";
+export type { GatewayEvent, HookOutcome, HookPort, GatewayStore, RunQueuePort, DeliveryPort, TypingPort } from "./core/ports.js";

@@ -165,7 +165,10 @@ export class Gateway {
       text,
       kind: "notice",
     });
-    await this.options.delivery.flush();
+    // Not awaited: a flush may be waiting out another chat's retry, and intake must not wait behind it.
+    this.options.delivery.flush().catch((error: unknown) =>
+      this.options.logger.error("delivery flush failed", { error: error instanceof Error ? error.message : String(error) }),
+    );
   }
 
   private targetOf(message: InboundMessage): { chatId: string; threadId?: string; replyToMessageId?: string } {

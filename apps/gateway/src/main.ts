@@ -1,0 +1,37 @@
+import { bootstrap, onShutdownSignal, reportIssue, startGatewayProcess } from "@hermes/gateway";
+import { configuredAdapters, NO_PLATFORM_HINT } from "./platforms.js";
+
+/** `npm start`: the gateway process — platform adapters, routing, delivery, HTTP; in embedded mode also the agent runs. */
+async function main(): Promise<number> {
+  const boot = await bootstrap({ env: process.env, cwd: process.cwd(), stderr: process.stderr, logName: "gateway", stderrLevel: "info" });
+  if (!boot.ok) return boot.exitCode;
+  const { config, logger, metrics } = boot.value;
+
+  const { adapters, unavailable } = configuredAdapters(config);
+  for (const platform of unavailable) logger.warn("platform configured but its adapter is not part of this build yet", { platform });
+  if (adapters.length === 0) process.stderr.write(`${NO_PLATFORM_HINT}\n`);
+
+  const started = await startGatewayProcess({ config, logger, adapters, http: true, metrics });
+  if (!started.ok) return reportIssue(process.stderr, started.issue);
+  const gateway = started.process;
+  const address = gateway.httpAddress;
+  logger.info("gateway started", { mode: gateway.mode, http: address ? `http://${address.host}:${address.port}` : undefined, platforms: adapters.map((a) => a.platform) });
+
+  await new Promise<void>((resolve) => {
+    onShutdownSignal((signal) => {
+      logger.info("shutting down", { signal });
+      resolve();
+    });
+  });
+  await gateway.stop();
+  logger.info("gateway stopped");
+  return 0;
+}
+
+main().then(
+  (code) => process.stdout.write("", () => process.exit(code)),
+  (error: unknown) => {
+    process.stderr.write(`hermes gateway: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

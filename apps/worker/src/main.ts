@@ -1,0 +1,99 @@
+import path from "node:path";
+import { createAgentMetrics } from "@hermes/agent";
+import {
+  BUNDLED_HOOKS_DIR,
+  BullMqWorkerHost,
+  GatewayHttpServer,
+  HookRegistry,
+  RedisSessionLock,
+  bootstrap,
+  createAgentPool,
+  createRunProcessor,
+  onShutdownSignal,
+  registerHealthRoutes,
+  reportIssue,
+  type HookPort,
+} from "@hermes/gateway";
+import { tryOpenStore } from "@hermes/store";
+import { Redis } from "ioredis";
+
+/**
+ * `npm run worker`: runs queued agent runs from Redis (BullMQ). Workers never talk to chat platforms: replies go to
+ * the shared store's outbox and the gateway delivers them.
+ */
+async function main(): Promise<number> {
+  const boot = await bootstrap({ env: process.env, cwd: process.cwd(), stderr: process.stderr, logName: "worker", stderrLevel: "info" });
+  if (!boot.ok) return boot.exitCode;
+  const { config, logger, metrics } = boot.value;
+  if (!config.redisUrl) {
+    return reportIssue(process.stderr, { setting: "REDIS_URL", message: "is required for a worker (e.g. REDIS_URL=redis://127.0.0.1:6379); without it `npm start` runs the agent in-process" });
+  }
+  const opened = await tryOpenStore({ file: config.paths.stateDb, logger });
+  if (!opened.ok) return reportIssue(process.stderr, { setting: "HERMES_HOME", message: `cannot open ${config.paths.stateDb}: ${opened.error.message}` });
+  const store = opened.store;
+  process.env.HERMES_HOME = config.home;
+  const hooks = await HookRegistry.load({ bundledDir: BUNDLED_HOOKS_DIR, operatorDir: config.paths.hooks, stateFile: path.join(config.paths.hooks, "state.json"), logger });
+  const unwatchHooks = hooks.watch();
+  const built = await createAgentPool(config, { logger, store, metrics: createAgentMetrics(metrics) });
+  if (!built.ok) {
+    unwatchHooks();
+    await store.close();
+    return reportIssue(process.stderr, built.issue);
+  }
+  const pool = built.pool;
+  const lockConnection = new Redis(config.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false });
+  const host = new BullMqWorkerHost({
+    redisUrl: config.redisUrl,
+    concurrency: config.workers,
+    logger,
+    processor: createRunProcessor({
+      store,
+      lock: new RedisSessionLock(lockConnection),
+      agentFor: (model) => pool.agentFor(model),
+      compressorFor: (key) => pool.compressorFor(key),
+      onSessionStart: async () => {
+        await pool.memory.refreshIfChanged();
+      },
+      hooks: hooks as unknown as HookPort,
+      sessionScope: config.sessionScope,
+      logger,
+    }),
+  });
+  await host.ready();
+
+  let http: GatewayHttpServer | undefined;
+  let stopping = false;
+  const started = Date.now();
+  if (config.workerHttpPort !== undefined) {
+    http = new GatewayHttpServer({ host: config.http.host, port: config.workerHttpPort, logger });
+    registerHealthRoutes(http, async () => ({ status: stopping ? "stopping" : "ok", role: "worker", uptimeSeconds: Math.round((Date.now() - started) / 1000), ...host.workerHealth() }), metrics);
+    const address = await http.start();
+    logger.info("worker http listening", { url: `http://${address.host}:${address.port}` });
+  }
+  logger.info("worker started", { concurrency: config.workers });
+
+  await new Promise<void>((resolve) => {
+    onShutdownSignal((signal) => {
+      logger.info("worker shutting down", { signal });
+      resolve();
+    });
+  });
+  stopping = true;
+  // Runs still going after the drain time are handed back to the queue for another worker.
+  await host.close({ drainMs: 10_000 });
+  await http?.stop();
+  unwatchHooks();
+  await pool.shutdown();
+  lockConnection.disconnect();
+  await store.close();
+  logger.info("worker stopped");
+  return 0;
+}
+
+main().then(
+  (code) => process.stdout.write("", () => process.exit(code)),
+  (error: unknown) => {
+    process.stderr.write(`hermes worker: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);
