@@ -34,7 +34,8 @@ const CRASH_REPLY = "Sorry, something went wrong while I was working on that. Th
  * whose session is busy elsewhere asks to be retried; it finishes once its message has been answered.
  */
 export function createRunProcessor(options: RunProcessorOptions) {
-  const leaseMs = options.leaseMs ?? 30_000;
+  // Short enough that a run whose worker died is taken over well within 30 s (DESIGN: crash safety).
+  const leaseMs = options.leaseMs ?? 15_000;
   const now = options.now ?? Date.now;
 
   return async (job: { inboundId: number; sessionKey: string }, context: { signal: AbortSignal }): Promise<"done" | "retry_later"> => {
