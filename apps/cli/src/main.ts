@@ -1,18 +1,26 @@
 import { runChat } from "./chat/run-chat.js";
+import { hooksCommand, pairingCommand } from "./operator-commands.js";
 
 const USAGE = `Usage: hermes <command>
 
 Commands:
-  chat     talk to the agent in this terminal (reads one message per line when stdin is not a terminal)
-  help     show this text
+  chat                              talk to the bot in this terminal (one message per line when stdin is not a terminal)
+  pairing approve <platform> <code> approve a user who asked for access (also: pairing list, pairing revoke)
+  hooks list|enable|disable|install|test   manage lifecycle hooks
+  help                              show this text
 
 Configuration comes from the environment, a .env file, or $HERMES_HOME/config.yaml (see README.md).`;
 
 async function main(argv: readonly string[]): Promise<number> {
-  const [command = "help"] = argv;
+  const [command = "help", ...rest] = argv;
+  const io = { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr };
   switch (command) {
     case "chat":
       return runChat({ env: process.env, cwd: process.cwd(), input: process.stdin, output: process.stdout, errors: process.stderr });
+    case "pairing":
+      return pairingCommand(rest, io);
+    case "hooks":
+      return hooksCommand(rest, io);
     case "help":
     case "--help":
     case "-h":

@@ -1,0 +1,53 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { silentLogger } from "@hermes/agent";
+import { PairingService } from "@hermes/gateway";
+import { openStore } from "@hermes/store";
+import { runCli } from "./support/run-cli.js";
+
+let home: string;
+beforeEach(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), "hermes-ops-"));
+});
+afterEach(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+const env = (): Record<string, string> => ({ HOME: home, HERMES_HOME: path.join(home, "state") });
+
+describe("operator commands", () => {
+  it("hermes pairing approve <platform> <code> approves a waiting user; a wrong code is refused", async () => {
+    const store = await openStore({ file: path.join(home, "state", "state.db") });
+    const service = new PairingService({ store: store.pairing, logger: silentLogger });
+    const outcome = await service.requestCode({ platform: "telegram", userId: "99", userName: "Stranger", chatId: "99" });
+    await store.close();
+    if (outcome.kind !== "code_issued") throw new Error(`unexpected ${outcome.kind}`);
+
+    const wrong = await runCli(["pairing", "approve", "telegram", "ZZZZZZZZ"], { env: env() });
+    expect(wrong.code).toBe(1);
+    const right = await runCli(["pairing", "approve", "telegram", outcome.code.toLowerCase()], { env: env() });
+    expect(right.code).toBe(0);
+    expect(right.stdout).toContain("Approved Stranger (telegram:99)");
+
+    const check = await openStore({ file: path.join(home, "state", "state.db") });
+    expect(await check.pairing.isApproved("telegram", "99")).toBe(true);
+    await check.close();
+  });
+
+  it("hermes hooks disable/enable changes the state the gateway reads", async () => {
+    const disabled = await runCli(["hooks", "disable", "keyword-blocker"], { env: env() });
+    expect(disabled.code).toBe(0);
+    const list = await runCli(["hooks", "list"], { env: env() });
+    expect(list.stdout).toMatch(/keyword-blocker\s+disabled/);
+    const unknown = await runCli(["hooks", "enable", "no-such-hook"], { env: env() });
+    expect(unknown.code).toBe(1);
+  });
+
+  it("prints usage for an unknown command with exit status 2", async () => {
+    const run = await runCli(["frobnicate"], { env: env() });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("Usage: hermes");
+  });
+});
