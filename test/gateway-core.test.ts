@@ -89,6 +89,16 @@ describe("gateway core with a platform adapter", () => {
     expect(h.adapter.sent.map((s) => [s.message.text, s.target.replyToMessageId])).toEqual([["You called?", mention.messageId]]);
   });
 
+  it("answers every group message after /respond all", async () => {
+    await start();
+    const group = { chat: { id: "-6", type: "group" as const } };
+    await h.adapter.userSays("/respond all", group);
+    h.llm.enqueue({ kind: "text", text: "I heard you." });
+    await h.adapter.userSays("no mention here", group);
+    await h.gateway.waitIdle("agent:main:telegram:group:-6:7");
+    expect(h.adapter.texts("-6")).toEqual(["OK: I'll answer every message in this chat.", "I heard you."]);
+  });
+
   it("queues a message sent during a run, acknowledges it, and answers in order", async () => {
     await start();
     h.llm.enqueue({ kind: "text", text: "first answer", chunks: 5, delayMsBetweenChunks: 80 }, { kind: "text", text: "second answer" });

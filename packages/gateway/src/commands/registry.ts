@@ -1,3 +1,4 @@
+import { chatCommands } from "./chat-commands.js";
 import { infoCommands } from "./info-commands.js";
 import { sessionCommands } from "./session-commands.js";
 import type { CommandDefinition } from "./types.js";
@@ -9,7 +10,7 @@ const helpCommand: CommandDefinition = {
   run: async () => helpText(),
 };
 
-export const COMMANDS: readonly CommandDefinition[] = [...sessionCommands, ...infoCommands, helpCommand];
+export const COMMANDS: readonly CommandDefinition[] = [...sessionCommands, ...infoCommands, ...chatCommands, helpCommand];
 
 const BY_NAME = new Map(COMMANDS.map((command) => [command.name, command]));
 
@@ -18,7 +19,7 @@ export function findCommand(name: string): CommandDefinition | undefined {
 }
 
 export function helpText(): string {
-  const order = ["new", "reset", "stop", "retry", "undo", "compress", "status", "usage", "model", "whoami", "help"];
+  const order = ["new", "reset", "stop", "retry", "undo", "compress", "status", "usage", "model", "respond", "whoami", "help"];
   const lines = order
     .map((name) => BY_NAME.get(name))
     .filter((command): command is CommandDefinition => command !== undefined)
