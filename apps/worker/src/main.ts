@@ -51,6 +51,7 @@ async function main(): Promise<number> {
       lock: new RedisSessionLock(lockConnection),
       agentFor: (model) => pool.agentFor(model),
       compressorFor: (key) => pool.compressorFor(key),
+      reviewerFor: (key) => pool.reviewerFor(key),
       onSessionStart: async () => {
         await pool.memory.refreshIfChanged();
       },

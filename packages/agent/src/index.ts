@@ -66,3 +66,4 @@ export type { SkillProblem } from "./skills/skill-scan.js";
 export type { SkillAction, SkillChangeListener } from "./skills/local-skill-store.js";
 export { parseSkillDocument, SkillFrontmatterSchema, type SkillFrontmatter } from "./skills/frontmatter.js";
 export * from "./memory/index.js";
+export * from "./reflection/index.js";

@@ -1,6 +1,11 @@
 import { mkdir } from "node:fs/promises";
+import path from "node:path";
 import {
+  BackgroundReviewer,
   BUILTIN_TOOL_NAMES,
+  SkillCatalog,
+  bundledFrameworksDir,
+  loadFrameworks,
   ContextCompressor,
   HermesAgent,
   MemoryManager,
@@ -46,6 +51,8 @@ export interface AgentPool {
   checkModel(name: string): string | undefined;
   /** One compressor per conversation: it carries the anti-thrash state across runs. */
   compressorFor(sessionKey: string): ContextCompressor;
+  /** One background reviewer per conversation (its turn counters are that chat's); undefined when reflection is off. */
+  reviewerFor(sessionKey: string): BackgroundReviewer | undefined;
   shutdown(): Promise<void>;
 }
 
@@ -111,6 +118,13 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
   };
 
   const compressors = new Map<string, ContextCompressor>();
+  const reviewers = new Map<string, BackgroundReviewer>();
+  const frameworks = config.reflection.enabled
+    ? await loadFrameworks([bundledFrameworksDir(), path.join(config.home, "frameworks")], { logger: deps.logger })
+    : [];
+  const skillLocations = defaultSkillLocations(config.home);
+  // Its own catalog without a snapshot file, so it never races the tools' catalog over the cache.
+  const reflectionCatalog = new SkillCatalog({ roots: skillLocations.roots, localSkillsDir: skillLocations.localSkillsDir, logger: deps.logger });
   const pool: AgentPool = {
     models: { primary: config.model.model, fallback: config.fallback?.model },
     primary: primary.binding,
@@ -142,7 +156,28 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
       }
       return compressor;
     },
-    shutdown: () => memory.shutdown(),
+    reviewerFor: (sessionKey) => {
+      if (!config.reflection.enabled) return undefined;
+      let reviewer = reviewers.get(sessionKey);
+      if (!reviewer) {
+        reviewer = new BackgroundReviewer({
+          model: primary.binding,
+          memory,
+          skills: { catalog: reflectionCatalog },
+          frameworks,
+          turnNudgeInterval: config.reflection.interval,
+          iterationNudgeInterval: config.reflection.interval,
+          tracer: deps.tracer,
+          logger: deps.logger.child({ sessionKey }),
+        });
+        reviewers.set(sessionKey, reviewer);
+      }
+      return reviewer;
+    },
+    shutdown: async () => {
+      await Promise.all([...reviewers.values()].map((reviewer) => reviewer.shutdown()));
+      await memory.shutdown();
+    },
   };
   return { ok: true, pool };
 }

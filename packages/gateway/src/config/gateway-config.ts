@@ -95,6 +95,8 @@ export interface GatewayConfig {
   /** How group and thread conversations map to sessions. */
   readonly sessionScope: { readonly groupSessions: "per_user" | "shared"; readonly threadSessions: "shared" | "per_user" };
   readonly botName?: string;
+  /** Background reflection (seed 000 §6): off, or a review every `interval` turns or tool iterations. */
+  readonly reflection: { readonly enabled: boolean; readonly interval: number };
   /** Provider API keys by variable name, e.g. { ANTHROPIC_API_KEY: "…" }, from the environment, .env or config.yaml. */
   readonly providerKeys: Readonly<Record<string, string>>;
 }

@@ -67,6 +67,7 @@ describe("loadConfig defaults", () => {
         logLevel: "info",
         providerKeys: {},
         sessionScope: { groupSessions: "per_user", threadSessions: "shared" },
+        reflection: { enabled: true, interval: 10 },
       },
     });
   });

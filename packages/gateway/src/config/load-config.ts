@@ -84,6 +84,10 @@ function readGatewayConfig(
     threadSessions: reader.choice("HERMES_THREAD_SESSIONS", ["shared", "per_user"] as const) ?? "shared",
   };
   const botName = reader.text("HERMES_BOT_NAME");
+  const reflection = {
+    enabled: reader.boolean("HERMES_REFLECTION") ?? true,
+    interval: reader.integer("HERMES_REFLECTION_INTERVAL", { min: 1, max: 1000 }) ?? 10,
+  };
 
   return {
     home,
@@ -97,6 +101,7 @@ function readGatewayConfig(
     logLevel,
     providerKeys,
     sessionScope,
+    reflection,
     ...(botName !== undefined && { botName }),
     ...(model && { model }),
     ...(fallback && { fallback }),

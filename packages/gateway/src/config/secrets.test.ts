@@ -15,6 +15,7 @@ const BASE: GatewayConfig = {
   logLevel: "info",
   providerKeys: {},
   sessionScope: { groupSessions: "per_user", threadSessions: "shared" },
+        reflection: { enabled: true, interval: 10 },
 };
 
 describe("configSecrets", () => {

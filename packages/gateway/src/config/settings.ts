@@ -226,6 +226,18 @@ export const SETTINGS = [
     secret: false,
   },
   {
+    name: "HERMES_REFLECTION",
+    description: "Background self-review every N turns or tool iterations: on or off",
+    default: "on",
+    secret: false,
+  },
+  {
+    name: "HERMES_REFLECTION_INTERVAL",
+    description: "Turns (and tool iterations) between background reviews",
+    default: "10",
+    secret: false,
+  },
+  {
     name: "HERMES_BOT_NAME",
     description: "The bot's username, for recognising /command@botname and @mentions where the platform does not say",
     default: "",

@@ -1,4 +1,5 @@
 import type { AgentCallbacks, ContextCompressor, HermesAgent, HermesAgentResult, Logger } from "@hermes/agent";
+import type { Message } from "@mariozechner/pi-ai";
 import type { InboundRecord, NewDelivery, Store } from "@hermes/store";
 import { agentInputFor } from "./agent-input.js";
 import type { InboundMessage } from "./inbound.js";
@@ -17,7 +18,9 @@ export interface RunProcessorOptions {
   agentFor(model: string | undefined): Promise<HermesAgent>;
   /** The conversation's context compressor (kept per session key for its anti-thrash state). */
   compressorFor?(sessionKey: string): ContextCompressor;
-  /** Called when a message starts a new session (e.g. to refresh the memory snapshot). */
+  /** The conversation's background reviewer (reflection), when enabled. */
+  reviewerFor?(sessionKey: string): { onTurnStart(turn: number): void; afterRun(run: { messages: Message[]; steps: number; sessionId?: string }): void } | undefined;
+  /** Called before the first run of a new session (e.g. to refresh the memory snapshot). */
   onSessionStart?(sessionId: string): Promise<void>;
   hooks: HookPort;
   sessionScope: SessionScopeSettings;
@@ -63,7 +66,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
   async function runOne(record: InboundRecord, signal: AbortSignal): Promise<void> {
     const message = JSON.parse(record.payload) as InboundMessage;
     const key = record.sessionKey ?? "";
-    const { session, created } = await options.store.sessions.getOrCreateActive({
+    const { session } = await options.store.sessions.getOrCreateActive({
       key,
       platform: message.platform,
       chatId: message.chat.id,
@@ -71,14 +74,17 @@ export function createRunProcessor(options: RunProcessorOptions) {
       threadId: message.threadId,
       userId: message.user.id,
     });
-    if (created) await options.onSessionStart?.(session.id);
     const base = { timestamp: now(), sessionKey: key, platform: message.platform, chatId: message.chat.id, userId: message.user.id, sessionId: session.id };
     await options.hooks.emit({ ...base, type: "agent:start", inboundId: record.id });
 
     let result: HermesAgentResult;
+    const reviewer = options.reviewerFor?.(key);
     try {
       const agent = await options.agentFor(session.model);
       const history = await options.store.messages.history(session.id);
+      // The gateway may have created the session already; an empty transcript is what marks a new conversation.
+      if (history.length === 0) await options.onSessionStart?.(session.id);
+      reviewer?.onTurnStart(history.filter((m) => m.role === "user").length + 1);
       result = await agent.run(agentInputFor(message, isSharedSession(message, options.sessionScope)), {
         history,
         sessionId: session.id,
@@ -121,6 +127,8 @@ export function createRunProcessor(options: RunProcessorOptions) {
       status: result.stopReason === "API_ERROR" || result.stopReason === "CONTEXT_OVERFLOW" ? "failed" : "answered",
     });
     if (!finished.ok) options.logger.warn("run result discarded", { reason: finished.reason, inboundId: record.id });
+    // Reflection runs in the background and never delays the reply (which is already in the outbox).
+    if (finished.ok && !aborted) reviewer?.afterRun({ messages: result.history, steps: result.steps, sessionId });
     await options.hooks.emit({ ...base, timestamp: now(), type: "agent:end", stopReason: result.stopReason, steps: result.steps, costUsd: result.usage.costUsd });
   }
 }

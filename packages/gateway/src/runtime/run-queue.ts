@@ -32,6 +32,7 @@ export async function createRunQueue(
     lock: new InMemorySessionLock(),
     agentFor: (model) => pool.agentFor(model),
     compressorFor: (key) => pool.compressorFor(key),
+    reviewerFor: (key) => pool.reviewerFor(key),
     onSessionStart: async () => {
       await pool.memory.refreshIfChanged();
     },

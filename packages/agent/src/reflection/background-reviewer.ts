@@ -1,0 +1,211 @@
+import type { Message } from "@mariozechner/pi-ai";
+import type { ModelBinding } from "../loop/model-call.js";
+import type { MemoryManager } from "../memory/memory-manager.js";
+import type { Logger } from "../observability/logger.js";
+import { noopTracer, type Tracer } from "../observability/tracer.js";
+import { Auditor, type AuditorOptions } from "./auditor.js";
+import type { ReflectionFramework } from "./framework.js";
+import { LearningRecorder, type LearningRecorderOptions } from "./learning-recorder.js";
+import type { RelevanceOptions } from "./relevance.js";
+import { REVIEW_MODES, runReview, type ReviewMode, type ReviewReport } from "./review-run.js";
+import { SkillGenerator, type ReflectionSkills, type SkillGeneratorOptions } from "./skill-generator.js";
+
+export const DEFAULT_TURN_NUDGE_INTERVAL = 10;
+export const DEFAULT_ITERATION_NUDGE_INTERVAL = 10;
+export const DEFAULT_MAX_AUDITS_PER_REVIEW = 2;
+
+export type ReviewTask = () => void;
+
+export interface BackgroundReviewerOptions {
+  /** The model that audits and writes skills (a cheaper one than the chat model is fine). */
+  model: ModelBinding;
+  memory: Pick<MemoryManager, "recordLearnings" | "context">;
+  skills: ReflectionSkills;
+  frameworks: readonly ReflectionFramework[];
+  /** Review after this many turns; 0 turns the trigger off. */
+  turnNudgeInterval?: number;
+  /** Review after this many loop iterations (model calls) across runs; 0 turns the trigger off. */
+  iterationNudgeInterval?: number;
+  tracer?: Tracer;
+  logger: Logger;
+  /** Runs a review later, off the reply's path; default `setTimeout(task, 0)`. */
+  schedule?: (task: ReviewTask) => void;
+  relevance?: RelevanceOptions;
+  /** The rotation of review modes; default memory → skill → combined. */
+  modes?: readonly ReviewMode[];
+  /** Relevant frameworks audited per review, the most relevant first (one model call each). */
+  maxAuditsPerReview?: number;
+  audit?: Omit<AuditorOptions, "model" | "now">;
+  skillGeneration?: Omit<SkillGeneratorOptions, "model" | "logger" | "now" | keyof ReflectionSkills>;
+  learning?: Omit<LearningRecorderOptions, "memory" | "logger" | "now">;
+  now?: () => number;
+  /** Called with what each finished review did (for metrics or tests); a throw is logged. */
+  onReviewComplete?: (report: ReviewReport) => void;
+}
+
+export interface CompletedRun {
+  /** The conversation as it stands after the run (the run's `history`). */
+  messages: readonly Message[];
+  /** Loop iterations the run took (`HermesAgentResult.steps`). */
+  steps: number;
+  sessionId?: string;
+}
+
+/**
+ * Runs reflection outside the agent loop (seed 000 §6.4): counts turns and iterations, and when either reaches its
+ * interval starts a review on the scheduler, rotating memory → skill → combined. The caller never waits for it and
+ * never sees its errors; at most one review runs at a time.
+ */
+export class BackgroundReviewer {
+  private readonly logger: Logger;
+  private readonly tracer: Tracer;
+  private readonly schedule: (task: ReviewTask) => void;
+  private readonly turnInterval: number;
+  private readonly iterationInterval: number;
+  private readonly frameworks: readonly ReflectionFramework[];
+  private readonly auditor: Auditor;
+  private readonly skillGenerator: SkillGenerator;
+  private readonly learningRecorder: LearningRecorder;
+  private readonly relevance: RelevanceOptions | undefined;
+  private readonly maxAuditsPerReview: number;
+  private readonly onReviewComplete: ((report: ReviewReport) => void) | undefined;
+  private readonly modes: readonly ReviewMode[];
+  private turnsSinceReview = 0;
+  private iterationsSinceReview = 0;
+  private reviewsStarted = 0;
+  private inFlight: { done: Promise<void>; controller: AbortController } | undefined;
+  private closed = false;
+
+  constructor(options: BackgroundReviewerOptions) {
+    this.logger = options.logger;
+    this.tracer = options.tracer ?? noopTracer;
+    this.schedule = options.schedule ?? ((task) => void setTimeout(task, 0));
+    this.turnInterval = interval(options.turnNudgeInterval, DEFAULT_TURN_NUDGE_INTERVAL);
+    this.iterationInterval = interval(options.iterationNudgeInterval, DEFAULT_ITERATION_NUDGE_INTERVAL);
+    this.frameworks = options.frameworks;
+    this.relevance = options.relevance;
+    this.maxAuditsPerReview = options.maxAuditsPerReview ?? DEFAULT_MAX_AUDITS_PER_REVIEW;
+    this.onReviewComplete = options.onReviewComplete;
+    this.modes = options.modes !== undefined && options.modes.length > 0 ? [...options.modes] : REVIEW_MODES;
+    this.auditor = new Auditor({ ...options.audit, model: options.model, now: options.now });
+    this.skillGenerator = new SkillGenerator({ ...options.skillGeneration, ...options.skills, model: options.model, logger: this.logger, now: options.now });
+    this.learningRecorder = new LearningRecorder({ ...options.learning, memory: options.memory, logger: this.logger, now: options.now });
+  }
+
+  /** Whether a review is scheduled or running. */
+  get reviewing(): boolean {
+    return this.inFlight !== undefined;
+  }
+
+  onTurnStart(turn: number): void {
+    this.turnsSinceReview += 1;
+    this.logger.debug("background reviewer counted a turn", { turn, turnsSinceReview: this.turnsSinceReview });
+  }
+
+  /** Call after each run with its transcript; returns at once, starting a review in the background when one is due. */
+  afterRun(run: CompletedRun): void {
+    try {
+      if (this.closed) return;
+      if (Number.isFinite(run.steps) && run.steps > 0) this.iterationsSinceReview += Math.floor(run.steps);
+      const byTurns = this.turnInterval > 0 && this.turnsSinceReview >= this.turnInterval;
+      const byIterations = this.iterationInterval > 0 && this.iterationsSinceReview >= this.iterationInterval;
+      if (!byTurns && !byIterations) return;
+      if (this.inFlight !== undefined) {
+        // The counters stay as they are, so the next run after this review ends starts the one that was due.
+        this.logger.info("background review skipped: another review is still running", { sessionId: run.sessionId });
+        return;
+      }
+      this.turnsSinceReview = 0;
+      this.iterationsSinceReview = 0;
+      const mode = this.modes[this.reviewsStarted % this.modes.length] ?? "combined";
+      this.reviewsStarted += 1;
+      this.launch(mode, [...run.messages], run.sessionId, byTurns ? "turns" : "iterations");
+    } catch (error) {
+      this.logger.error("background reviewer failed to start a review", { error: describe(error) });
+    }
+  }
+
+  /** Resolves once no review is scheduled or running (for tests and shutdown). */
+  async idle(): Promise<void> {
+    while (this.inFlight !== undefined) await this.inFlight.done;
+  }
+
+  /** Stops starting reviews, cancels the running one's model calls and waits for it to wind down. */
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    this.inFlight?.controller.abort();
+    await this.idle();
+  }
+
+  private launch(mode: ReviewMode, messages: readonly Message[], sessionId: string | undefined, trigger: string): void {
+    const controller = new AbortController();
+    let settle: () => void = () => {};
+    const done = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    const flight = { done, controller };
+    this.inFlight = flight;
+    const finish = (): void => {
+      if (this.inFlight === flight) this.inFlight = undefined;
+      settle();
+    };
+    this.logger.info("background review started", { mode, trigger, sessionId });
+    try {
+      this.schedule(() => {
+        this.review(mode, messages, sessionId, controller.signal).finally(finish);
+      });
+    } catch (error) {
+      this.logger.error("background review could not be scheduled", { mode, error: describe(error) });
+      finish();
+    }
+  }
+
+  private async review(mode: ReviewMode, messages: readonly Message[], sessionId: string | undefined, signal: AbortSignal): Promise<void> {
+    try {
+      const report = await runReview(
+        { mode, messages, sessionId },
+        {
+          frameworks: this.frameworks,
+          auditor: this.auditor,
+          skillGenerator: this.skillGenerator,
+          learningRecorder: this.learningRecorder,
+          tracer: this.tracer,
+          logger: this.logger,
+          relevance: this.relevance,
+          maxAuditsPerReview: this.maxAuditsPerReview,
+          signal,
+        },
+      );
+      this.logger.info("background review finished", {
+        mode,
+        sessionId,
+        relevant: report.relevant,
+        audits: report.audits.length,
+        auditErrors: report.auditErrors.length,
+        skillsCreated: report.skills.filter((outcome) => outcome.status === "created").length,
+        learningsRecorded: report.learnings?.recorded.length ?? 0,
+      });
+      this.notify(report);
+    } catch (error) {
+      this.logger.error("background review failed", { mode, sessionId, error: describe(error) });
+    }
+  }
+
+  private notify(report: ReviewReport): void {
+    try {
+      this.onReviewComplete?.(report);
+    } catch (error) {
+      this.logger.warn("onReviewComplete listener failed", { error: describe(error) });
+    }
+  }
+}
+
+function interval(value: number | undefined, fallback: number): number {
+  if (value === undefined || Number.isNaN(value)) return fallback;
+  if (value === Number.POSITIVE_INFINITY) return 0;
+  return Math.max(0, Math.floor(value));
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

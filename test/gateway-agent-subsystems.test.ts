@@ -1,0 +1,82 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
+
+const DM_KEY = "agent:main:telegram:dm:100";
+let h: GatewayHarness;
+
+afterEach(async () => {
+  await h?.close();
+});
+
+async function eventually<T>(read: () => Promise<T | undefined>, timeoutMs = 8_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("agent subsystems through the gateway", () => {
+  it("stores a memory written by the memory tool in $HERMES_HOME/memory/USER.md and shows it in later prompts", async () => {
+    h = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7", HERMES_REFLECTION: "off" });
+    h.llm.enqueue(
+      { kind: "tools", calls: [{ name: "memory", arguments: { action: "add", target: "user", content: "Prefers answers in French." } }] },
+      { kind: "text", text: "Noted." },
+    );
+    await h.adapter.userSays("Please always answer in French.");
+    await h.gateway.waitIdle(DM_KEY);
+    const userFile = await readFile(path.join(h.home, "memory", "USER.md"), "utf8");
+    expect(userFile).toMatch(/^§ Prefers answers in French\./m);
+
+    await h.adapter.userSays("/new");
+    h.llm.enqueue({ kind: "text", text: "Bonjour !" });
+    await h.adapter.userSays("Hello");
+    await h.gateway.waitIdle(DM_KEY);
+    const system = JSON.stringify(h.llm.requests.at(-1)?.messages[0]);
+    expect(system).toContain("<memory-context>");
+    expect(system).toContain("Prefers answers in French.");
+  });
+
+  it("offers skills and session_search by default and finds an earlier conversation", async () => {
+    h = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7", HERMES_REFLECTION: "off" });
+    h.llm.enqueue({ kind: "text", text: "The launch codename is Bluebird." });
+    await h.adapter.userSays("Our launch codename is Bluebird, remember?");
+    await h.gateway.waitIdle(DM_KEY);
+    await h.adapter.userSays("/new");
+    h.llm.enqueue(
+      { kind: "tools", calls: [{ name: "session_search", arguments: { query: "launch codename" } }] },
+      { kind: "text", text: "It was Bluebird." },
+    );
+    await h.adapter.userSays("What was the launch codename?");
+    await h.gateway.waitIdle(DM_KEY);
+    const tools = (h.llm.requests.at(-1)?.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
+    expect(tools).toEqual(expect.arrayContaining(["memory", "skills_list", "skill_view", "skill_manage", "session_search"]));
+    expect(JSON.stringify(h.llm.requests.at(-1)?.messages)).toContain("Bluebird");
+    expect(h.adapter.texts().at(-1)).toBe("It was Bluebird.");
+  });
+
+  it("runs a background review after the reply and records the learning in MEMORY.md", async () => {
+    h = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7", HERMES_REFLECTION_INTERVAL: "1" });
+    const audit = {
+      dimensions: [
+        { id: "sources-cited", status: "covered", evidence: "links given" },
+        { id: "recency-checked", status: "missing", evidence: "no dates" },
+      ],
+      learnings: ["State the publication date of every source you cite."],
+    };
+    h.llm.enqueue({ kind: "text", text: "Here is what recent studies say, with sources." }, { kind: "text", text: JSON.stringify(audit) });
+    await h.adapter.userSays("Please research the latest studies on sleep and cite your sources.");
+    await h.gateway.waitIdle(DM_KEY);
+    expect(h.adapter.texts()).toEqual(["Here is what recent studies say, with sources."]);
+    const memory = await eventually(async () => {
+      const text = await readFile(path.join(h.home, "memory", "MEMORY.md"), "utf8");
+      return text.includes("[learning]") ? text : undefined;
+    });
+    expect(memory).toContain("publication date");
+    expect(h.llm.requests).toHaveLength(2);
+  });
+});
