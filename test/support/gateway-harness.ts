@@ -2,13 +2,23 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createMetricsRegistry, silentLogger } from "@hermes/agent";
-import { ALL_TOOL_NAMES, DEFAULT_TOOL_NAMES, formatConfigIssues, loadConfig, startGatewayProcess, type GatewayProcess } from "@hermes/gateway";
+import {
+  ALL_TOOL_NAMES,
+  DEFAULT_TOOL_NAMES,
+  formatConfigIssues,
+  loadConfig,
+  startGatewayProcess,
+  type GatewayConfig,
+  type GatewayProcess,
+  type PlatformAdapter,
+} from "@hermes/gateway";
 import { startLlmServer, type LlmServer } from "../fakes/llm-server.js";
 import { RecordingAdapter } from "./recording-adapter.js";
 
 export interface GatewayHarness {
   llm: LlmServer;
   home: string;
+  /** The recording adapter (when no other adapters were given). */
   adapter: RecordingAdapter;
   gateway: GatewayProcess;
   /** Stops the gateway and starts a new one on the same state folder (a restart). */
@@ -16,8 +26,18 @@ export interface GatewayHarness {
   close(): Promise<void>;
 }
 
-/** A gateway process in this test process: real store, hooks, inline queue and delivery, a scripted LLM, one platform. */
-export async function startGatewayHarness(env: Record<string, string> = {}, home?: string): Promise<GatewayHarness> {
+export interface HarnessOptions {
+  /** Builds the platform adapters for each start (a restart builds new ones); default: one RecordingAdapter. */
+  adapters?: (config: GatewayConfig) => PlatformAdapter[];
+  /** Serve the HTTP server (webhooks, /healthz); set HERMES_HTTP_PORT=0 in env for a free port. */
+  http?: boolean;
+}
+
+/**
+ * A gateway process inside the test process: real store, hooks, inline queue and delivery, a scripted LLM, and either
+ * a recording adapter or the adapters given (e.g. the real grammY adapter against the fake Bot API).
+ */
+export async function startGatewayHarness(env: Record<string, string> = {}, home?: string, options: HarnessOptions = {}): Promise<GatewayHarness> {
   const llm = await startLlmServer();
   const stateHome = home ?? (await mkdtemp(path.join(os.tmpdir(), "hermes-gw-")));
   const start = async (): Promise<{ adapter: RecordingAdapter; gateway: GatewayProcess }> => {
@@ -30,7 +50,8 @@ export async function startGatewayHarness(env: Record<string, string> = {}, home
     });
     if (!loaded.ok) throw new Error(formatConfigIssues(loaded.errors));
     const adapter = new RecordingAdapter();
-    const started = await startGatewayProcess({ config: loaded.config, logger: silentLogger, adapters: [adapter], http: false, metrics: createMetricsRegistry() });
+    const adapters = options.adapters ? options.adapters(loaded.config) : [adapter];
+    const started = await startGatewayProcess({ config: loaded.config, logger: silentLogger, adapters, http: options.http ?? false, metrics: createMetricsRegistry() });
     if (!started.ok) throw new Error(started.issue.message);
     return { adapter, gateway: started.process };
   };
