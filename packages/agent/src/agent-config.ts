@@ -1,4 +1,5 @@
 import type { BuiltinToolsConfig } from "./builtin-tools/register.js";
+import type { AgentMemory } from "./memory/agent-memory.js";
 import type { AgentCallbacks } from "./loop/callbacks.js";
 import type { LoopBudget } from "./loop/budget.js";
 import type { ModelBinding } from "./loop/model-call.js";
@@ -27,8 +28,10 @@ export interface HermesAgentConfig {
   contextDir?: string;
   /** A context file that looks like a prompt injection is left out ("block", default) or only logged ("warn"). */
   contextFileMode?: "block" | "warn";
-  /** Layer 5: fenced memory block provider (the memory subsystem supplies it). */
+  /** Layer 5: fenced memory block provider (defaults to `memory.buildMemoryContextBlock`). */
   memoryBlock?: () => string | Promise<string>;
+  /** The memory system: prefetched recall next to the user message, sync after each run, fence scrubbing. */
+  memory?: AgentMemory;
 
   /** Per-session scratch folders (oversized tool output) live under `<stateDir>/sessions/<id>/`. */
   stateDir?: string;

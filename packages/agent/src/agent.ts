@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Message, UserMessage } from "@mariozechner/pi-ai";
 import type { HermesAgentConfig } from "./agent-config.js";
 import { registerBuiltinTools } from "./builtin-tools/register.js";
+import { scrubbedDeltas, scrubMemoryFences } from "./memory/agent-memory.js";
 import { asCompressMessages, type ContextCompressor } from "./context/compressor.js";
 import { withDefaults } from "./defaults.js";
 import { BudgetTracker } from "./loop/budget.js";
@@ -98,8 +99,15 @@ export class HermesAgent {
     const memoryBlock = await this.memoryBlock();
     const built = await this.prompt.build({ tools: tools.map((t) => ({ name: t.name, guidance: t.guidance })), memoryBlock, chatPlatform: options.chatPlatform });
     const state: ModelState = { binding: this.config.model, authFailures: 0 };
-    const userMessage: UserMessage = { role: "user", content: input, timestamp: this.now() };
+    const memory = this.config.memory;
+    // Text from people must not be able to forge a memory fence.
+    const content = memory && typeof input === "string" ? memory.sanitizeContext(input) : input;
+    const userMessage: UserMessage = { role: "user", content, timestamp: this.now() };
     const prior = [...(options.history ?? [])];
+    memory?.onTurnStart(prior.filter((m) => m.role === "user").length + 1);
+    const recalled = memory ? await this.safely("memory prefetch", () => memory.prefetchAll(), "") : "";
+    const callbacks = mergeCallbacks(this.config.callbacks, options.callbacks, logger);
+    const deltas = scrubbedDeltas(callbacks.onTextDelta);
 
     const budget = new BudgetTracker(this.config.budget, this.now);
     const outcome = await runAgentLoop(prior, userMessage, {
@@ -110,7 +118,8 @@ export class HermesAgent {
       budget,
       retry: withDefaults(DEFAULT_RETRY_POLICY, this.config.retry),
       logger,
-      callbacks: mergeCallbacks(this.config.callbacks, options.callbacks, logger),
+      callbacks: { ...callbacks, onTextDelta: deltas.onTextDelta },
+      ephemeralContext: recalled.trim() === "" ? undefined : recalled,
       signal,
       sessionId,
       caller: options.caller,
@@ -129,6 +138,7 @@ export class HermesAgent {
       now: this.now,
     });
 
+    deltas.flush(budget.steps);
     const durationMs = this.now() - started;
     this.config.metrics?.duration.observe(durationMs / 1000);
     const usage = cost.totals();
@@ -143,8 +153,8 @@ export class HermesAgent {
     const record = trace.end();
     logger.info("agent run finished", { stopReason: outcome.stopReason, durationMs, costUsd: usage.costUsd, model: state.binding.model.id });
 
-    return {
-      text: outcome.text,
+    const result: HermesAgentResult = {
+      text: scrubMemoryFences(outcome.text),
       stopReason: outcome.stopReason,
       newMessages: outcome.history.slice(outcome.newFrom),
       history: outcome.history,
@@ -155,12 +165,27 @@ export class HermesAgent {
       model: { provider: state.binding.model.provider, id: state.binding.model.id },
       trace: record,
     };
+    if (memory) {
+      await this.safely("memory sync", () => memory.syncAll(result.newMessages), undefined);
+      await this.safely("memory turn end", async () => memory.onTurnEnd(result), undefined);
+    }
+    return result;
+  }
+
+  private async safely<T>(what: string, fn: () => Promise<T>, fallback: T): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      this.logger.warn(`${what} failed; continuing without it`, { error: error instanceof Error ? error.message : String(error) });
+      return fallback;
+    }
   }
 
   private async memoryBlock(): Promise<string | undefined> {
-    if (!this.config.memoryBlock) return undefined;
+    const provider = this.config.memoryBlock ?? (this.config.memory ? () => this.config.memory?.buildMemoryContextBlock() ?? "" : undefined);
+    if (!provider) return undefined;
     try {
-      return await this.config.memoryBlock();
+      return await provider();
     } catch (error) {
       this.logger.warn("memory block provider failed; prompt built without memory", { error: error instanceof Error ? error.message : String(error) });
       return undefined;

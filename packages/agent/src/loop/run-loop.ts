@@ -33,6 +33,8 @@ export interface LoopDeps {
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   random?: () => number;
   compress?: CompressMessages;
+  /** Recalled memory for this turn: sent next to the user's message, never stored in the transcript. */
+  ephemeralContext?: string;
   /** Proactive compression before a model call when the transcript nears the context window. */
   compressor?: Pick<ContextCompressor, "shouldCompress" | "compress">;
   trace: Trace;
@@ -65,7 +67,12 @@ export async function runAgentLoop(prior: readonly Message[], input: UserMessage
   const modelTools = toModelTools(deps.tools);
 
   const buildContext = (messages: Message[]): Context => {
-    const withNudge: Message[] = nudge ? [...messages, { role: "user", content: nudge, timestamp: deps.now() }] : messages;
+    let withEphemeral = messages;
+    const at = deps.ephemeralContext ? messages.indexOf(input) : -1;
+    if (at >= 0 && deps.ephemeralContext) {
+      withEphemeral = [...messages.slice(0, at), { role: "user", content: deps.ephemeralContext, timestamp: input.timestamp }, ...messages.slice(at)];
+    }
+    const withNudge: Message[] = nudge ? [...withEphemeral, { role: "user", content: nudge, timestamp: deps.now() }] : withEphemeral;
     return { systemPrompt: deps.systemPrompt, messages: withNudge, ...(modelTools.length > 0 ? { tools: modelTools } : {}) };
   };
   const outcome = (stopReason: RunStopReason, text: string, error?: ClassifiedError): LoopOutcome =>

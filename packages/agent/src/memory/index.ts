@@ -33,3 +33,4 @@ export {
   type SkippedPlugin,
 } from "./plugin-discovery.js";
 export { withFileLock, type FileLockOptions, type LockedOutcome } from "./file-lock.js";
+export { scrubMemoryFences, scrubbedDeltas, type AgentMemory } from "./agent-memory.js";

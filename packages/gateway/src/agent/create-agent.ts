@@ -108,7 +108,7 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
       },
       contextDir: config.paths.workspace,
       systemPrompt: config.systemPrompt,
-      memoryBlock: () => memory.buildMemoryContextBlock(),
+      memory,
       stateDir: config.home,
       budget: { maxSteps: config.maxSteps },
       logger: deps.logger,

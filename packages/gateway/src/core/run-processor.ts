@@ -39,6 +39,8 @@ const CRASH_REPLY = "Sorry, something went wrong while I was working on that. Th
 export function createRunProcessor(options: RunProcessorOptions) {
   // Short enough that a run whose worker died is taken over well within 30 s (DESIGN: crash safety).
   const leaseMs = options.leaseMs ?? 15_000;
+  // Conversations already told that compression stopped helping (told once, not on every reply).
+  const toldThrashing = new Set<string>();
   const now = options.now ?? Date.now;
 
   return async (job: { inboundId: number; sessionKey: string }, context: { signal: AbortSignal }): Promise<"done" | "retry_later"> => {
@@ -111,6 +113,14 @@ export function createRunProcessor(options: RunProcessorOptions) {
       await options.hooks.emit({ ...base, timestamp: now(), type: "session:compress", sessionId: child.id, parentSessionId: session.id });
     }
     const aborted = result.stopReason === "ABORT";
+    let replyText = result.text;
+    const compression = options.compressorFor?.(key).status();
+    if (compression?.thrashing && compression.message && !toldThrashing.has(key)) {
+      toldThrashing.add(key);
+      replyText = `${replyText}\n\n(${compression.message})`;
+    } else if (!compression?.thrashing) {
+      toldThrashing.delete(key);
+    }
     const finished = await options.store.completeRun({
       inboundId: record.id,
       sessionId,
@@ -123,7 +133,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
         costUsd: result.usage.costUsd,
       },
       // A stopped run says nothing more: /stop already answered.
-      deliveries: aborted ? [] : [reply(record, message, result.text)],
+      deliveries: aborted ? [] : [reply(record, message, replyText)],
       status: result.stopReason === "API_ERROR" || result.stopReason === "CONTEXT_OVERFLOW" ? "failed" : "answered",
     });
     if (!finished.ok) options.logger.warn("run result discarded", { reason: finished.reason, inboundId: record.id });
