@@ -150,6 +150,7 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
         compressor = new ContextCompressor({
           summarizer: primary.binding,
           contextWindow: primary.binding.model.contextWindow,
+          threshold: config.compressionThreshold,
           logger: deps.logger.child({ sessionKey }),
         });
         compressors.set(sessionKey, compressor);

@@ -97,6 +97,8 @@ export interface GatewayConfig {
   readonly botName?: string;
   /** Background reflection (seed 000 §6): off, or a review every `interval` turns or tool iterations. */
   readonly reflection: { readonly enabled: boolean; readonly interval: number };
+  /** Share of the context window (0–1) at which a conversation is compressed. */
+  readonly compressionThreshold: number;
   /** Provider API keys by variable name, e.g. { ANTHROPIC_API_KEY: "…" }, from the environment, .env or config.yaml. */
   readonly providerKeys: Readonly<Record<string, string>>;
 }

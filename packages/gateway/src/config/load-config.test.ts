@@ -68,6 +68,7 @@ describe("loadConfig defaults", () => {
         providerKeys: {},
         sessionScope: { groupSessions: "per_user", threadSessions: "shared" },
         reflection: { enabled: true, interval: 10 },
+        compressionThreshold: 0.5,
       },
     });
   });

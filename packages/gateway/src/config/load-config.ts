@@ -84,6 +84,7 @@ function readGatewayConfig(
     threadSessions: reader.choice("HERMES_THREAD_SESSIONS", ["shared", "per_user"] as const) ?? "shared",
   };
   const botName = reader.text("HERMES_BOT_NAME");
+  const compressionThreshold = (reader.integer("HERMES_COMPRESSION_AT", { min: 10, max: 95 }) ?? 50) / 100;
   const reflection = {
     enabled: reader.boolean("HERMES_REFLECTION") ?? true,
     interval: reader.integer("HERMES_REFLECTION_INTERVAL", { min: 1, max: 1000 }) ?? 10,
@@ -102,6 +103,7 @@ function readGatewayConfig(
     providerKeys,
     sessionScope,
     reflection,
+    compressionThreshold,
     ...(botName !== undefined && { botName }),
     ...(model && { model }),
     ...(fallback && { fallback }),

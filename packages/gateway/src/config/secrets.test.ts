@@ -16,6 +16,7 @@ const BASE: GatewayConfig = {
   providerKeys: {},
   sessionScope: { groupSessions: "per_user", threadSessions: "shared" },
         reflection: { enabled: true, interval: 10 },
+        compressionThreshold: 0.5,
 };
 
 describe("configSecrets", () => {

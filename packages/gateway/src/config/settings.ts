@@ -226,6 +226,12 @@ export const SETTINGS = [
     secret: false,
   },
   {
+    name: "HERMES_COMPRESSION_AT",
+    description: "Compress a conversation when it fills this percentage of the model's context window",
+    default: "50",
+    secret: false,
+  },
+  {
     name: "HERMES_REFLECTION",
     description: "Background self-review every N turns or tool iterations: on or off",
     default: "on",
