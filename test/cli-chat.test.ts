@@ -46,6 +46,15 @@ describe("npm run chat (piped)", () => {
     expect(lastMessages).toContain("And times 10?");
   });
 
+  it("continues the same conversation the next time the chat starts", async () => {
+    server.enqueue({ kind: "text", text: "Noted: blue." }, { kind: "text", text: "You like blue." });
+    const first = await runCli(["chat"], { env: env(), stdin: "My favourite colour is blue.\n" });
+    expect(first.stdout).toBe("Noted: blue.\n");
+    const second = await runCli(["chat"], { env: env(), stdin: "What colour do I like?\n" });
+    expect(second.stdout).toBe("You like blue.\n");
+    expect(JSON.stringify(server.requests[1]?.messages)).toContain("My favourite colour is blue.");
+  });
+
   it("answers a provider failure in-band, logs it, and keeps secrets out of both", async () => {
     server.enqueue({ kind: "error", status: 401, body: { error: { message: "Incorrect API key provided: sk-cli-test-secret-123456" } } });
     const run = await runCli(["chat"], { env: env(), stdin: "hello\n" });

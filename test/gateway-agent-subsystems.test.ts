@@ -32,6 +32,14 @@ describe("agent subsystems through the gateway", () => {
     const userFile = await readFile(path.join(h.home, "memory", "USER.md"), "utf8");
     expect(userFile).toMatch(/^§ Prefers answers in French\./m);
 
+    // Within the conversation the prompt prefix stays byte-identical, although memory changed.
+    h.llm.enqueue({ kind: "text", text: "D'accord." });
+    await h.adapter.userSays("Thanks");
+    await h.gateway.waitIdle(DM_KEY);
+    const systemOf = (i: number): string => JSON.stringify(h.llm.requests[i]?.messages[0]);
+    expect(systemOf(2)).toBe(systemOf(0));
+    expect(systemOf(2)).not.toContain("Prefers answers in French.");
+
     await h.adapter.userSays("/new");
     h.llm.enqueue({ kind: "text", text: "Bonjour !" });
     await h.adapter.userSays("Hello");
