@@ -8,6 +8,7 @@ import path from "node:path";
 import { fauxAssistantMessage, fauxToolCall, registerFauxProvider, type Message } from "@mariozechner/pi-ai";
 import { HermesAgent, repairHistory, ToolRegistry, defineTool } from "@hermes/agent";
 import { Type } from "@sinclair/typebox";
+import { chunkingBenchmark, gatewayThroughputBenchmark } from "./gateway-bench.js";
 
 interface Figure {
   name: string;
@@ -116,6 +117,8 @@ async function main(): Promise<void> {
     await agentLoopOverhead(stateDir);
     await historyRepair();
     await memoryPerRun(stateDir);
+    record(chunkingBenchmark());
+    for (const figure of await gatewayThroughputBenchmark()) record(figure);
   } finally {
     await rm(stateDir, { recursive: true, force: true });
   }
