@@ -89,6 +89,11 @@ describe("npm run chat (piped)", () => {
     });
     expect(run.code).toBe(130);
     expect(run.stdout).toBe("Stopped.\n");
+    // A stop is not a crash: the interrupted message is not answered again on the next start.
+    server.enqueue({ kind: "text", text: "fresh answer" });
+    const next = await runCli(["chat"], { env: env(), stdin: "something else\n" });
+    expect(next.stdout).toBe("fresh answer\n");
+    expect(server.requests).toHaveLength(2);
   });
 });
 

@@ -49,6 +49,17 @@ describe("gateway core with a platform adapter", () => {
     expect(JSON.stringify(h.llm.requests[1]?.messages)).toContain("Remember 42");
   });
 
+  it("answers a message whose run was cut short by a shutdown after the restart", async () => {
+    await start();
+    h.llm.enqueue({ kind: "hang" }, { kind: "text", text: "Answered after the restart." });
+    await h.adapter.userSays("long question");
+    for (let i = 0; i < 100 && h.llm.requests.length === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+    await h.restart({ drainMs: 0 });
+    await h.gateway.waitIdle(DM_KEY);
+    expect(h.adapter.texts()).toEqual(["Answered after the restart."]);
+    expect(h.llm.requests).toHaveLength(2);
+  });
+
   it("answers a re-delivered message once", async () => {
     await start();
     h.llm.enqueue({ kind: "text", text: "once" }, { kind: "text", text: "twice" });

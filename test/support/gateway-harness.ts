@@ -22,7 +22,7 @@ export interface GatewayHarness {
   adapter: RecordingAdapter;
   gateway: GatewayProcess;
   /** Stops the gateway and starts a new one on the same state folder (a restart). */
-  restart(): Promise<void>;
+  restart(options?: { drainMs?: number }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -65,8 +65,8 @@ export async function startGatewayHarness(env: Record<string, string> = {}, home
     get gateway() {
       return current.gateway;
     },
-    restart: async () => {
-      await current.gateway.stop();
+    restart: async (restartOptions) => {
+      await current.gateway.stop(restartOptions);
       current = await start();
     },
     close: async () => {

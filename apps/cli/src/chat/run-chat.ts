@@ -48,7 +48,11 @@ export async function runChat(io: ChatIo): Promise<number> {
   const release = onShutdownSignal(() => {
     signalled = true;
     void (async () => {
-      if ((await running?.store.inbound.unanswered(consoleKey)) ?? 0) io.output.write("Stopped.\n");
+      if ((await running?.store.inbound.unanswered(consoleKey)) ?? 0) {
+        // The person pressed Ctrl+C: a stop, not a crash, so the message is not answered again on the next start.
+        await running?.interrupt(consoleKey);
+        io.output.write("Stopped.\n");
+      }
       await adapter.stop();
     })();
   });

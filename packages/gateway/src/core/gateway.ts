@@ -64,7 +64,7 @@ export class Gateway {
       const message = JSON.parse(record.payload) as InboundMessage;
       const key = record.sessionKey ?? sessionKeyFor(message, this.options.sessionScope);
       if (record.status === "received") await this.route(record.id, message, key);
-      else if (record.status === "queued" || record.status === "running") await this.enqueue(record.id, message, key);
+      else if (record.status === "queued" || record.status === "running") await this.resume(record.id, message, key);
     }
   }
 
@@ -117,6 +117,12 @@ export class Gateway {
     const busy = await store.inbound.unanswered(key);
     await store.inbound.setStatus(inboundId, "queued");
     if (busy > 0) await this.notice(message, BUSY_ACK);
+    this.options.typing.begin(`inbound:${inboundId}`, message.platform, this.targetOf(message));
+    await this.options.queue.enqueue({ inboundId, sessionKey: key });
+  }
+
+  /** Re-enqueues a message that was already accepted before a restart: no acknowledgement, no second session:start. */
+  private async resume(inboundId: number, message: InboundMessage, key: string): Promise<void> {
     this.options.typing.begin(`inbound:${inboundId}`, message.platform, this.targetOf(message));
     await this.options.queue.enqueue({ inboundId, sessionKey: key });
   }

@@ -1,6 +1,7 @@
 import type { AgentCallbacks, ContextCompressor, HermesAgent, HermesAgentResult, Logger } from "@hermes/agent";
 import type { Message } from "@mariozechner/pi-ai";
 import type { InboundRecord, NewDelivery, Store } from "@hermes/store";
+import { RunAbortedError } from "../queue/types.js";
 import { agentInputFor } from "./agent-input.js";
 import type { InboundMessage } from "./inbound.js";
 import type { HookPort } from "./ports.js";
@@ -82,7 +83,12 @@ export function createRunProcessor(options: RunProcessorOptions) {
     let result: HermesAgentResult;
     const reviewer = options.reviewerFor?.(key);
     try {
-      const agent = await options.agentFor(session.model);
+      const agent = await options.agentFor(session.model).catch((error: unknown) => {
+        if (session.model === undefined) throw error;
+        // A /model override that no longer resolves (key removed, model retired) falls back to the default model.
+        options.logger.warn("model override unusable; using the default model", { model: session.model, error: error instanceof Error ? error.message : String(error) });
+        return options.agentFor(undefined);
+      });
       const history = await options.store.messages.history(session.id);
       // The gateway may have created the session already; an empty transcript is what marks a new conversation.
       if (history.length === 0) await options.onSessionStart?.(session.id);
@@ -100,6 +106,13 @@ export function createRunProcessor(options: RunProcessorOptions) {
       options.logger.error("agent run crashed", { sessionKey: key, inboundId: record.id, error: error instanceof Error ? error.message : String(error) });
       await options.store.completeRun({ inboundId: record.id, sessionId: session.id, messages: [], deliveries: [reply(record, message, CRASH_REPLY)], status: "failed" });
       await options.hooks.emit({ ...base, timestamp: now(), type: "agent:end", stopReason: "CRASH" });
+      return;
+    }
+
+    if (result.stopReason === "ABORT" && signal.reason instanceof RunAbortedError && signal.reason.abortCause === "shutdown") {
+      // Interrupted by a shutdown, not by the user: leave the message 'running' so it is answered after the restart
+      // (or by another worker) instead of being dropped.
+      options.logger.info("run interrupted by shutdown; it will run again", { inboundId: record.id, sessionKey: key });
       return;
     }
 

@@ -35,6 +35,8 @@ export interface GatewayProcess {
   readonly httpAddress?: { host: string; port: number };
   /** Resolves once every message of the session is answered and its replies are delivered. */
   waitIdle(sessionKey: string): Promise<void>;
+  /** Like /stop: drops the session's queued messages and stops its running answer (nothing is re-run later). */
+  interrupt(sessionKey: string): Promise<void>;
   /** Stops intake, lets running answers finish for up to `drainMs` (default 10 s), flushes replies, closes everything. */
   stop(options?: { drainMs?: number }): Promise<void>;
 }
@@ -168,6 +170,10 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
         if (busy === 0 && !undelivered) return;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
+    },
+    interrupt: async (sessionKey) => {
+      await store.inbound.cancelQueued(sessionKey);
+      await queue.stop(sessionKey);
     },
     stop: async (stopOptions) => {
       if (stopping) return;
