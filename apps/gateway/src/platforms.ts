@@ -1,4 +1,7 @@
+import path from "node:path";
+import type { Logger, MetricsRegistry } from "@hermes/agent";
 import type { GatewayConfig, PlatformAdapter } from "@hermes/gateway";
+import { createSlackAdapter } from "@hermes/slack";
 
 export const NO_PLATFORM_HINT = [
   "No chat platform is configured, so the gateway only serves /healthz and /metrics. To connect one, set:",
@@ -8,14 +11,33 @@ export const NO_PLATFORM_HINT = [
   "Meanwhile `npm run chat` talks to the bot in this terminal.",
 ].join("\n");
 
-/**
- * The platform adapters the configuration asks for. Adapters live in their own packages and are added here as they
- * land; a configured platform without an adapter yet is reported rather than silently ignored.
- */
-export function configuredAdapters(config: GatewayConfig): { adapters: PlatformAdapter[]; unavailable: string[] } {
+const MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
+
+export interface PlatformDeps {
+  logger: Logger;
+  metrics: MetricsRegistry;
+}
+
+/** The platform adapters the configuration asks for; a platform without an adapter in this build is reported. */
+export function configuredAdapters(config: GatewayConfig, deps: PlatformDeps): { adapters: PlatformAdapter[]; unavailable: string[] } {
+  const adapters: PlatformAdapter[] = [];
   const unavailable: string[] = [];
+  // Attachments land inside the workspace so the agent's file tools can open them.
+  const attachmentsDir = (platform: string): string => path.join(config.paths.workspace, "attachments", platform);
+  const refused = deps.metrics.counter("gateway.webhook_requests_refused", "Webhook requests refused (bad signature, stale timestamp), by platform and reason.");
+
   if (config.telegram) unavailable.push("telegram");
   if (config.discord) unavailable.push("discord");
-  if (config.slack) unavailable.push("slack");
-  return { adapters: [], unavailable };
+  if (config.slack) {
+    adapters.push(
+      createSlackAdapter(config.slack, {
+        logger: deps.logger.child({ platform: "slack" }),
+        attachmentsDir: attachmentsDir("slack"),
+        maxAttachmentBytes: MAX_ATTACHMENT_BYTES,
+        botName: config.botName,
+        onRequestRefused: (reason) => refused.inc(1, { platform: "slack", reason }),
+      }),
+    );
+  }
+  return { adapters, unavailable };
 }

@@ -25,6 +25,8 @@ export interface GatewayOptions {
   models: CommandContext["models"];
   checkModel: CommandContext["checkModel"];
   compress: CommandContext["compress"];
+  /** Tells the message's adapter it was handled without an agent run (e.g. to remove a "working on it" reaction). */
+  markDone?: (message: InboundMessage) => void;
   logger: Logger;
   now?: () => number;
 }
@@ -76,6 +78,7 @@ export class Gateway {
       logger.info("message blocked by hook", { hook: received.hook, reason: received.reason, sessionKey: key });
       await store.inbound.setStatus(inboundId, "ignored");
       await this.notice(message, `Your message was not processed: ${received.reason}`);
+      this.options.markDone?.(message);
       return;
     }
 
@@ -84,6 +87,7 @@ export class Gateway {
       await store.inbound.setStatus(inboundId, "ignored");
       if (auth.kind === "pairing") await this.notice(message, auth.reply);
       else logger.debug("message ignored", { reason: auth.reason, platform: message.platform, userId: message.user.id });
+      this.options.markDone?.(message);
       return;
     }
 
@@ -92,11 +96,13 @@ export class Gateway {
     const known = command !== undefined && findCommand(command.name) !== undefined;
     if (!isAddressed(message, { mode: chatSettings?.mentionMode ?? "mention", isCommand: known || command?.addressedByName === true })) {
       await store.inbound.setStatus(inboundId, "ignored");
+      this.options.markDone?.(message);
       return;
     }
     if (command) {
       await store.inbound.setStatus(inboundId, "ignored");
       await this.runCommand(command, message, key, auth.via);
+      this.options.markDone?.(message);
       return;
     }
     await this.enqueue(inboundId, message, key);

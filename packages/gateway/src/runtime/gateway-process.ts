@@ -90,7 +90,15 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     return { kind: "allowed", via: isAllowlisted(config.allowedUsers, message.platform, message.user.id) ? "allowlist" : "paired" };
   };
 
+  const markDone = (message: InboundMessage): void => {
+    const adapter = adapters.get(message.platform);
+    adapter?.markDone?.(message).catch((error: unknown) =>
+      logger.warn("adapter markDone failed", { platform: message.platform, error: error instanceof Error ? error.message : String(error) }),
+    );
+  };
+
   const gateway = new Gateway({
+    markDone,
     store,
     queue,
     hooks: hookPort,
@@ -114,6 +122,9 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     metrics.runs.inc(1, { outcome });
     typing.end(`inbound:${job.inboundId}`);
     void delivery.flush();
+    void store.inbound.get(job.inboundId).then((record) => {
+      if (record) markDone(JSON.parse(record.payload) as InboundMessage);
+    });
   });
   delivery.start(1_000);
 

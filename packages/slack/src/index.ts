@@ -1,0 +1,4 @@
+export { createSlackAdapter, SlackAdapter, SLACK_TEXT_LIMIT, SLACK_EVENTS_PATH, DEFAULT_MAX_ATTACHMENT_BYTES, type SlackAdapterDeps } from "./slack-adapter.js";
+export { markdownToMrkdwn, plainSlackText } from "./mrkdwn.js";
+export { verifySlackRequest, slackRequestSignature, MAX_REQUEST_AGE_SECONDS, type RefusalReason } from "./request-signature.js";
+export { webApiUrlFor } from "./slack-api-url.js";

@@ -1,0 +1,244 @@
+import { App, webApi, type Logger as BoltLogger, type Receiver } from "@slack/bolt";
+import type { Logger } from "@hermes/agent";
+import type { AdapterContext, InboundMessage, OutboundMessage, OutboundTarget, PlatformAdapter, SendResult, SlackSettings } from "@hermes/gateway";
+import { BotThreads } from "./bot-threads.js";
+import { boltLoggerFor } from "./bolt-logger.js";
+import { attachmentFor, downloadSlackFiles } from "./file-download.js";
+import { SlackHttpReceiver } from "./http-receiver.js";
+import { markdownToMrkdwn, plainSlackText } from "./mrkdwn.js";
+import { isAddressedToBot, normalizeSlackEvent, SLACK_PLATFORM } from "./normalize.js";
+import { OncePerKey } from "./once-per-key.js";
+import type { RefusalReason } from "./request-signature.js";
+import { trustedFileOrigins, webApiUrlFor } from "./slack-api-url.js";
+import { envelopeEventId, readMessageEvent, type SlackFile } from "./slack-events.js";
+import { socketModeReceiver, startSocketMode } from "./socket-mode.js";
+import { slackUserName, UserNames } from "./user-names.js";
+import { webApiFailure } from "./web-api-failure.js";
+import { WorkingReaction } from "./working-reaction.js";
+
+export interface SlackAdapterDeps {
+  logger: Logger;
+  /** Where downloaded files are saved (inside the agent's workspace). */
+  attachmentsDir: string;
+  /** Largest file downloaded (default 20 MB). */
+  maxAttachmentBytes?: number;
+  botName?: string;
+  now?: () => number;
+  /** For file downloads (default: global fetch). */
+  fetch?: typeof fetch;
+  /** Called for each refused /slack/events request, e.g. to count it in the gateway's metrics. */
+  onRequestRefused?: (reason: RefusalReason) => void;
+  /** How long an HTTP event waits for its message to be persisted before Slack is answered anyway (default 2.5 s). */
+  ackDeadlineMs?: number;
+  /** How long start() waits for the first Socket Mode connection before letting it continue in the background (30 s). */
+  socketConnectWaitMs?: number;
+}
+
+/**
+ * Slack's hard limit is 40,000 characters, but it recommends at most 4,000 per message, and Slack clients collapse
+ * long messages behind "Show more". The gateway chunks Markdown before it is converted, and escaping and link syntax
+ * make the converted text somewhat longer, so 3,500 keeps each message near the recommended size.
+ */
+export const SLACK_TEXT_LIMIT = 3_500;
+export const DEFAULT_MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
+export const SLACK_EVENTS_PATH = "/slack/events";
+
+type RefusalCounts = Record<RefusalReason, number>;
+
+export function createSlackAdapter(settings: SlackSettings, deps: SlackAdapterDeps): SlackAdapter {
+  return new SlackAdapter(settings, deps);
+}
+
+/**
+ * Slack as a chat platform, on Bolt: events over HTTP (on the gateway's server, `POST /slack/events`) with the
+ * signing secret, or over Socket Mode with the app token; answers in threads, in Slack's mrkdwn.
+ */
+export class SlackAdapter implements PlatformAdapter {
+  readonly platform = SLACK_PLATFORM;
+  readonly textLimit = SLACK_TEXT_LIMIT;
+  /** Socket Mode when an app token is configured (also when a signing secret is too), else HTTP events. */
+  readonly mode: "http" | "socket";
+  private app: App | undefined;
+  private context: AdapterContext | undefined;
+  private bot: { userId: string; name?: string } | undefined;
+  private reaction: WorkingReaction | undefined;
+  private names: UserNames | undefined;
+  private readonly refusals: RefusalCounts = { missing_signature: 0, stale_timestamp: 0, bad_signature: 0 };
+  private readonly events = new OncePerKey();
+  private readonly messages = new OncePerKey();
+  private readonly threads = new BotThreads();
+  private readonly now: () => number;
+
+  constructor(
+    private readonly settings: SlackSettings,
+    private readonly deps: SlackAdapterDeps,
+  ) {
+    this.mode = settings.appToken ? "socket" : "http";
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** Requests to /slack/events refused so far, by reason. */
+  refusedRequests(): Readonly<RefusalCounts> {
+    return { ...this.refusals };
+  }
+
+  async start(context: AdapterContext): Promise<void> {
+    const logger = this.deps.logger;
+    const boltLogger = boltLoggerFor(logger);
+    const clientOptions = { slackApiUrl: webApiUrlFor(this.settings.apiUrl), retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 30_000 };
+    const identity = await this.identify(new webApi.WebClient(this.settings.botToken, { ...clientOptions, logger: boltLogger }));
+    this.bot = { userId: identity.userId, name: this.deps.botName ?? identity.name };
+
+    const app = new App({
+      token: this.settings.botToken,
+      botId: identity.botId,
+      botUserId: identity.userId,
+      receiver: this.receiverFor(context, boltLogger),
+      logger: boltLogger,
+      clientOptions: { ...clientOptions },
+      convoStore: false,
+    });
+    app.use(async ({ body, next }) => this.oncePerEvent(body, next));
+    app.event("message", async ({ event }) => this.handleEvent(event));
+    app.event("app_mention", async ({ event }) => this.handleEvent(event));
+    this.reaction = new WorkingReaction(app.client, logger);
+    this.names = new UserNames({ lookup: (user) => slackUserName(app.client, user), logger, now: this.now });
+    this.context = context;
+    this.app = app;
+    if (this.mode === "socket") await startSocketMode(app, { logger, waitMs: this.deps.socketConnectWaitMs });
+    else await app.start();
+    logger.info("slack started", { mode: this.mode, botUserId: identity.userId });
+  }
+
+  async stop(): Promise<void> {
+    const app = this.app;
+    this.context = undefined;
+    await app?.stop();
+  }
+
+  async send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
+    const client = this.app?.client;
+    if (!client) return { ok: false, retryable: true, error: "the Slack adapter is not running" };
+    const threadTs = target.threadId ?? (target.replyToMessageId && isSlackTs(target.replyToMessageId) ? target.replyToMessageId : undefined);
+    const plain = message.format === "plain";
+    const text = plain ? plainSlackText(message.text) : message.text;
+    try {
+      const result = await client.chat.postMessage(
+        threadTs ? { channel: target.chatId, text, thread_ts: threadTs, mrkdwn: !plain } : { channel: target.chatId, text, mrkdwn: !plain },
+      );
+      if (threadTs) this.threads.remember(target.chatId, threadTs);
+      return typeof result.ts === "string" ? { ok: true, messageId: result.ts } : { ok: true };
+    } catch (error) {
+      return webApiFailure(error);
+    }
+  }
+
+  async markDone(message: InboundMessage): Promise<void> {
+    if (message.platform !== SLACK_PLATFORM || !isAddressedToBot(message)) return;
+    const ts = message.replyToId ?? message.messageId.slice(message.messageId.lastIndexOf(":") + 1);
+    await this.reaction?.remove(message.chat.id, ts);
+  }
+
+  formatMarkdown(markdown: string): string {
+    return markdownToMrkdwn(markdown);
+  }
+
+  private async identify(client: webApi.WebClient): Promise<{ userId: string; botId?: string; name?: string }> {
+    let auth: Awaited<ReturnType<webApi.WebClient["auth"]["test"]>>;
+    try {
+      auth = await client.auth.test();
+    } catch (error) {
+      throw new Error(`Slack did not accept SLACK_BOT_TOKEN (auth.test: ${webApiFailure(error).error})`);
+    }
+    if (typeof auth.user_id !== "string") throw new Error("auth.test named no bot user: SLACK_BOT_TOKEN must be a bot token (xoxb-…)");
+    return { userId: auth.user_id, botId: typeof auth.bot_id === "string" ? auth.bot_id : undefined, name: typeof auth.user === "string" ? auth.user : undefined };
+  }
+
+  private receiverFor(context: AdapterContext, boltLogger: BoltLogger): Receiver {
+    const { appToken, signingSecret } = this.settings;
+    if (appToken) {
+      if (signingSecret) this.deps.logger.info("slack: SLACK_APP_TOKEN is set, so events come over Socket Mode; SLACK_SIGNING_SECRET is not used");
+      return socketModeReceiver(appToken, this.settings.apiUrl, boltLogger);
+    }
+    if (!signingSecret) throw new Error("Slack needs SLACK_SIGNING_SECRET (HTTP events) or SLACK_APP_TOKEN (Socket Mode)");
+    if (!context.route) throw new Error("Slack HTTP events need the gateway's HTTP server (POST /slack/events); use SLACK_APP_TOKEN for Socket Mode instead");
+    const receiver = new SlackHttpReceiver({
+      signingSecret,
+      logger: this.deps.logger,
+      now: this.now,
+      ackDeadlineMs: this.deps.ackDeadlineMs,
+      onRefused: (reason) => {
+        this.refusals[reason] += 1;
+        this.deps.onRequestRefused?.(reason);
+      },
+    });
+    context.route("POST", SLACK_EVENTS_PATH, receiver.handle);
+    return receiver;
+  }
+
+  /** Slack re-delivers an event it thinks was lost (X-Slack-Retry-Num, Socket Mode retry_attempt): handle it once. */
+  private async oncePerEvent(body: unknown, next: () => Promise<void>): Promise<void> {
+    const eventId = envelopeEventId(body);
+    if (eventId === undefined) return next();
+    if (!this.events.claim(eventId)) {
+      this.deps.logger.debug("slack event delivered again; already handled", { eventId });
+      return;
+    }
+    let handled = false;
+    try {
+      await next();
+      handled = true;
+    } finally {
+      this.events.settle(eventId, handled);
+    }
+  }
+
+  private async handleEvent(raw: unknown): Promise<void> {
+    const context = this.context;
+    const bot = this.bot;
+    const event = readMessageEvent(raw);
+    if (!context || !bot || !event) return;
+    const normalized = normalizeSlackEvent(event, { botUserId: bot.userId, botName: bot.name, botIsInThread: (channel, ts) => this.threads.has(channel, ts) });
+    if (!normalized.ok) {
+      this.deps.logger.debug("slack event ignored", { reason: normalized.reason, channel: event.channel });
+      return;
+    }
+    const { message, files } = normalized;
+    // The same message also comes as app_mention (or message): one hand-over is enough.
+    if (!this.messages.claim(message.messageId)) return;
+    let handed = false;
+    try {
+      const addressed = isAddressedToBot(message);
+      const name = await this.names?.nameOf(message.user.id);
+      if (name) message.user.name = name;
+      if (files.length > 0) await this.attachFiles(message, files, addressed);
+      await context.receive(message);
+      handed = true;
+      if (addressed) this.reaction?.add(message.chat.id, event.ts);
+    } finally {
+      this.messages.settle(message.messageId, handed);
+    }
+  }
+
+  /** Files of messages meant for the bot are downloaded; others (seen only with /respond all) are just listed. */
+  private async attachFiles(message: InboundMessage, files: readonly SlackFile[], download: boolean): Promise<void> {
+    if (!download) {
+      message.attachments = files.map(attachmentFor);
+      return;
+    }
+    const downloaded = await downloadSlackFiles(files, {
+      botToken: this.settings.botToken,
+      directory: this.deps.attachmentsDir,
+      maxBytes: this.deps.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,
+      trustedOrigins: trustedFileOrigins(this.settings.apiUrl),
+      fetch: this.deps.fetch ?? fetch,
+      logger: this.deps.logger,
+    });
+    message.attachments = downloaded.attachments;
+    if (downloaded.notes.length > 0) message.text = [message.text, ...downloaded.notes.map((note) => `[${note}]`)].filter(Boolean).join("\n\n");
+  }
+}
+
+function isSlackTs(value: string): boolean {
+  return /^\d+\.\d+$/.test(value);
+}
