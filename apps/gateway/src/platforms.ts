@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Logger, MetricsRegistry } from "@hermes/agent";
 import type { GatewayConfig, PlatformAdapter } from "@hermes/gateway";
 import { createSlackAdapter } from "@hermes/slack";
+import { createTelegramAdapter } from "@hermes/telegram";
 
 export const NO_PLATFORM_HINT = [
   "No chat platform is configured, so the gateway only serves /healthz and /metrics. To connect one, set:",
@@ -26,7 +27,16 @@ export function configuredAdapters(config: GatewayConfig, deps: PlatformDeps): {
   const attachmentsDir = (platform: string): string => path.join(config.paths.workspace, "attachments", platform);
   const refused = deps.metrics.counter("gateway.webhook_requests_refused", "Webhook requests refused (bad signature, stale timestamp), by platform and reason.");
 
-  if (config.telegram) unavailable.push("telegram");
+  if (config.telegram) {
+    adapters.push(
+      createTelegramAdapter(config.telegram, {
+        logger: deps.logger.child({ platform: "telegram" }),
+        attachmentsDir: attachmentsDir("telegram"),
+        maxAttachmentBytes: MAX_ATTACHMENT_BYTES,
+        botName: config.botName,
+      }),
+    );
+  }
   if (config.discord) unavailable.push("discord");
   if (config.slack) {
     adapters.push(

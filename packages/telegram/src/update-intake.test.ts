@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import type { InboundMessage } from "@hermes/gateway";
+import type { Update } from "grammy/types";
+import { recordingLogger } from "./recording-logger.js";
+import { createUpdateHandler } from "./update-intake.js";
+
+const group = { id: -100, type: "group", title: "Friends" };
+const ada = { id: 7, is_bot: false, first_name: "Ada" };
+const photo = [{ file_id: "p1", file_unique_id: "u", width: 10, height: 10, file_size: 10 }];
+
+function setup() {
+  const received: InboundMessage[] = [];
+  const downloads: string[] = [];
+  const logger = recordingLogger();
+  const handle = createUpdateHandler({
+    bot: { id: 4242, username: "hermes_bot" },
+    receive: async (message) => void received.push(message),
+    attachmentsDir: "/attachments",
+    maxAttachmentBytes: 1000,
+    download: async (fileId, destination) => {
+      downloads.push(`${fileId} ${destination}`);
+      return { ok: true, sizeBytes: 10 };
+    },
+    logger,
+  });
+  return { handle, received, downloads, logger };
+}
+
+function update(message: Record<string, unknown>): Update {
+  return { update_id: 1, message: { message_id: 5, date: 1, chat: group, from: ada, ...message } } as unknown as Update;
+}
+
+describe("createUpdateHandler", () => {
+  it("downloads files only when the bot is addressed in a group", async () => {
+    const { handle, received, downloads } = setup();
+    await handle(update({ photo, caption: "holiday" }), new AbortController().signal);
+    await handle(update({ photo, caption: "@hermes_bot look", caption_entities: [{ type: "mention", offset: 0, length: 11 }] }), new AbortController().signal);
+    expect(downloads).toEqual(["p1 /attachments/telegram--100-5-1-photo.jpg"]);
+    expect(received.map((m) => m.attachments[0]?.localPath)).toEqual([undefined, "/attachments/telegram--100-5-1-photo.jpg"]);
+  });
+
+  it("skips updates it cannot read or must ignore, without handing them on", async () => {
+    const { handle, received, logger } = setup();
+    await handle({ update_id: 2, message: { text: "no chat" } } as unknown as Update, new AbortController().signal);
+    await handle(update({ new_chat_members: [ada] }), new AbortController().signal);
+    expect(received).toEqual([]);
+    expect(logger.entries.map((e) => [e.level, e.message])).toEqual([
+      ["error", "could not read a Telegram update; skipped"],
+      ["debug", "Telegram update ignored"],
+    ]);
+  });
+
+  it("does not hand an update over once stopping began", async () => {
+    const { handle, received } = setup();
+    const controller = new AbortController();
+    controller.abort();
+    await expect(handle(update({ text: "late" }), controller.signal)).rejects.toThrow(/not handed over/);
+    expect(received).toEqual([]);
+  });
+});

@@ -1,0 +1,135 @@
+import type { BotCommand, Message } from "grammy/types";
+import type { ApiError, BotApiState } from "./bot-api-state.js";
+import { parseTelegramHtml } from "./telegram-html.js";
+
+export type ApiAnswer = { ok: true; result: unknown } | ({ ok: false } & ApiError);
+
+type Params = Record<string, unknown>;
+type Method = (state: BotApiState, params: Params, signal: AbortSignal) => Promise<ApiAnswer> | ApiAnswer;
+
+const TEXT_LIMIT = 4096;
+const COMMAND_NAME = /^[a-z0-9_]{1,32}$/;
+
+const METHODS: Record<string, Method> = {
+  getMe: (state) => ok(state.bot),
+  getUpdates: async (state, params, signal) => {
+    if (state.webhook) return error(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
+    const allowed = Array.isArray(params.allowed_updates) ? params.allowed_updates.map(String) : undefined;
+    const updates = await state.updates.take(optionalInt(params.offset), optionalInt(params.limit) ?? 100, optionalInt(params.timeout) ?? 0, allowed, signal);
+    return ok(updates);
+  },
+  setWebhook: (state, params) => {
+    if (typeof params.url !== "string" || params.url === "") return error(400, "Bad Request: bad webhook: URL must be provided");
+    state.webhook = { url: params.url };
+    if (typeof params.secret_token === "string") state.webhook.secret_token = params.secret_token;
+    if (Array.isArray(params.allowed_updates)) state.webhook.allowed_updates = params.allowed_updates.map(String);
+    return ok(true);
+  },
+  deleteWebhook: (state) => {
+    state.webhook = undefined;
+    return ok(true);
+  },
+  getWebhookInfo: (state) => ok({ url: state.webhook?.url ?? "", has_custom_certificate: false, pending_update_count: 0 }),
+  setMyCommands: (state, params) => {
+    const commands = Array.isArray(params.commands) ? (params.commands as BotCommand[]) : undefined;
+    if (!commands) return error(400, "Bad Request: commands must be an array");
+    for (const command of commands) {
+      if (!COMMAND_NAME.test(String(command.command))) return error(400, "Bad Request: BOT_COMMAND_INVALID");
+      const description = String(command.description ?? "");
+      if (description.length < 1 || description.length > 256) return error(400, "Bad Request: BOT_COMMAND_DESCRIPTION_INVALID");
+    }
+    state.commands = commands;
+    return ok(true);
+  },
+  sendMessage: (state, params) => sendMessage(state, params),
+  sendChatAction: (state, params) => {
+    const chatId = String(params.chat_id ?? "");
+    if (!state.chat(chatId)) return error(400, "Bad Request: chat not found");
+    state.actions.push({ chatId, action: String(params.action), threadId: optionalInt(params.message_thread_id) });
+    return ok(true);
+  },
+  getFile: (state, params) => {
+    const file = state.file(String(params.file_id ?? ""));
+    if (!file) return error(400, "Bad Request: invalid file_id");
+    if (file.content.length > 20 * 1024 * 1024) return error(400, "Bad Request: file is too big");
+    const result: Record<string, unknown> = { file_id: file.fileId, file_unique_id: file.uniqueId, file_path: file.path };
+    if (file.advertisedSize !== undefined) result.file_size = file.advertisedSize;
+    return ok(result);
+  },
+};
+
+/** Runs a Bot API method, after any scripted failure or flood wait that applies to it. */
+export async function callMethod(state: BotApiState, method: string, params: Params, signal: AbortSignal): Promise<ApiAnswer> {
+  const answer = scriptedFailure(state, method, params) ?? (await runMethod(state, method, params, signal));
+  state.calls.push({ method, params, outcome: answer.ok ? "ok" : answer.error_code });
+  return answer;
+}
+
+function runMethod(state: BotApiState, method: string, params: Params, signal: AbortSignal): Promise<ApiAnswer> | ApiAnswer {
+  const run = METHODS[method];
+  return run ? run(state, params, signal) : error(404, "Not Found: method not found");
+}
+
+function scriptedFailure(state: BotApiState, method: string, params: Params): ApiAnswer | undefined {
+  const until = state.floods.get(method);
+  if (until !== undefined) {
+    const left = until - state.now();
+    if (left > 0) return { ok: false, error_code: 429, description: `Too Many Requests: retry after ${Math.ceil(left / 1000)}`, parameters: { retry_after: Math.ceil(left / 1000) } };
+    state.floods.delete(method);
+  }
+  const index = state.scripted.findIndex((entry) => entry.method === method && (entry.when?.(params) ?? true));
+  const entry = state.scripted[index];
+  if (!entry) return undefined;
+  entry.times -= 1;
+  if (entry.times <= 0) state.scripted.splice(index, 1);
+  return { ok: false, ...entry.error };
+}
+
+function sendMessage(state: BotApiState, params: Params): ApiAnswer {
+  const chatId = String(params.chat_id ?? "");
+  const chat = state.chat(chatId);
+  if (!chat) return error(400, "Bad Request: chat not found");
+  const raw = typeof params.text === "string" ? params.text : "";
+  const parseMode = typeof params.parse_mode === "string" ? params.parse_mode : undefined;
+  let text = raw;
+  if (parseMode !== undefined) {
+    if (parseMode !== "HTML") return error(400, `Bad Request: unsupported parse_mode ${parseMode}`);
+    const parsed = parseTelegramHtml(raw);
+    if (!parsed.ok) return error(400, parsed.error);
+    text = parsed.text;
+  }
+  if (text.trim() === "") return error(400, "Bad Request: message text is empty");
+  if (text.length > TEXT_LIMIT) return error(400, "Bad Request: message is too long");
+  const threadId = optionalInt(params.message_thread_id);
+  if (threadId !== undefined && !state.message(chatId, threadId)?.forum_topic_created) return error(400, "Bad Request: message thread not found");
+  const reply = objectParam(params.reply_parameters);
+  const replyToId = reply ? optionalInt(reply.message_id) : undefined;
+  const original = replyToId !== undefined ? state.message(chatId, replyToId) : undefined;
+  if (replyToId !== undefined && !original && reply?.allow_sending_without_reply !== true) return error(400, "Bad Request: message to be replied not found");
+
+  const fields: Record<string, unknown> = { from: state.bot, text };
+  if (threadId !== undefined) Object.assign(fields, { message_thread_id: threadId, is_topic_message: true });
+  if (original) fields.reply_to_message = original;
+  const result = state.record(chat, fields as Omit<Message, "message_id" | "date" | "chat">);
+  state.sent.push({ chatId, text: raw, visible: text, parseMode, threadId, replyToMessageId: replyToId, result });
+  return ok(result);
+}
+
+function ok(result: unknown): ApiAnswer {
+  return { ok: true, result };
+}
+
+function error(code: number, description: string): ApiAnswer {
+  return { ok: false, error_code: code, description };
+}
+
+function optionalInt(value: unknown): number | undefined {
+  if (typeof value === "number" && Number.isInteger(value)) return value;
+  if (typeof value === "string" && /^-?\d+$/.test(value)) return Number(value);
+  return undefined;
+}
+
+function objectParam(value: unknown): Record<string, unknown> | undefined {
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  return undefined;
+}

@@ -1,0 +1,91 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { parseTelegramHtml } from "./telegram-html.js";
+import { startFakeTelegram, type FakeTelegram } from "./fake-telegram.js";
+import { groupChat } from "./message-builder.js";
+
+let fake: FakeTelegram | undefined;
+
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+async function call(f: FakeTelegram, method: string, params: Record<string, unknown> = {}, form = false) {
+  const fields = Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === "string" ? v : JSON.stringify(v)]);
+  const body = form ? new URLSearchParams(fields).toString() : JSON.stringify(params);
+  const response = await fetch(`${f.apiRoot}/bot${f.token}/${method}`, {
+    method: "POST",
+    headers: { "content-type": form ? "application/x-www-form-urlencoded" : "application/json" },
+    body,
+  });
+  return { status: response.status, body: (await response.json()) as { ok: boolean; result?: unknown; description?: string; parameters?: unknown } };
+}
+
+describe("fake Telegram Bot API", () => {
+  it("serves getUpdates with offsets: updates stay until a later call confirms them", async () => {
+    fake = await startFakeTelegram();
+    const first = fake.userWrites({ text: "one" }).update;
+    const second = fake.userWrites({ text: "two" }).update;
+    expect((await call(fake, "getUpdates")).body.result).toEqual([first, second]);
+    expect((await call(fake, "getUpdates", { offset: second.update_id })).body.result).toEqual([second]);
+    expect(fake.confirmedOffset()).toBe(second.update_id);
+    const held = call(fake, "getUpdates", { offset: second.update_id + 1, timeout: 30 });
+    const third = fake.userWrites({ text: "three" }).update;
+    expect((await held).body.result).toEqual([third]);
+  });
+
+  it("holds an empty long poll until its timeout and filters update types", async () => {
+    fake = await startFakeTelegram();
+    const { message } = fake.userWrites({ text: "x" });
+    fake.userEdits(message, "y");
+    const answer = await call(fake, "getUpdates", { allowed_updates: ["edited_message"], timeout: 0 });
+    expect((answer.body.result as Array<Record<string, unknown>>).map((u) => Object.keys(u).sort())).toEqual([["edited_message", "update_id"]]);
+  });
+
+  it("checks the token, rejects unbalanced HTML and over-long text, and accepts form bodies", async () => {
+    fake = await startFakeTelegram();
+    fake.userWrites({ text: "hi" });
+    const wrong = await fetch(`${fake.apiRoot}/botnope/getMe`, { method: "POST" });
+    expect(wrong.status).toBe(401);
+    expect((await call(fake, "sendMessage", { chat_id: 7, text: "<b>open", parse_mode: "HTML" })).body.description).toMatch(/^Bad Request: can't parse entities/);
+    expect((await call(fake, "sendMessage", { chat_id: 7, text: "x".repeat(4097) })).body.description).toBe("Bad Request: message is too long");
+    const ok = await call(fake, "sendMessage", { chat_id: "7", text: "<i>fine</i> &amp; dandy", parse_mode: "HTML", reply_parameters: { message_id: 1 } }, true);
+    expect(ok.status).toBe(200);
+    expect(fake.sentTo(7).map((s) => [s.visible, s.replyToMessageId])).toEqual([["fine & dandy", 1]]);
+    expect((await call(fake, "sendMessage", { chat_id: 7, text: "x", reply_parameters: { message_id: 99 } })).body.description).toBe("Bad Request: message to be replied not found");
+  });
+
+  it("answers 409 to polling while a webhook is set, and floods with retry_after", async () => {
+    let now = 1_000_000;
+    fake = await startFakeTelegram({ now: () => now });
+    await call(fake, "setWebhook", { url: "https://bot.example.invalid/hook", secret_token: "s" });
+    expect((await call(fake, "getUpdates")).status).toBe(409);
+    fake.userWrites({ chat: groupChat(-5, "G"), text: "hi" });
+    fake.floodWait("sendMessage", 2);
+    expect((await call(fake, "sendMessage", { chat_id: -5, text: "a" })).body.parameters).toEqual({ retry_after: 2 });
+    now += 1500;
+    expect((await call(fake, "sendMessage", { chat_id: -5, text: "a" })).body.parameters).toEqual({ retry_after: 1 });
+    now += 500;
+    expect((await call(fake, "sendMessage", { chat_id: -5, text: "a" })).status).toBe(200);
+  });
+
+  it("serves registered files through getFile and the file URL", async () => {
+    fake = await startFakeTelegram();
+    const { fileId } = fake.addFile({ content: Buffer.from("data"), name: "a.txt" });
+    const file = (await call(fake, "getFile", { file_id: fileId })).body.result as { file_path: string; file_size: number };
+    expect(file.file_size).toBe(4);
+    const download = await fetch(`${fake.apiRoot}/file/bot${fake.token}/${file.file_path}`);
+    expect(Buffer.from(await download.arrayBuffer()).toString()).toBe("data");
+    expect(fake.downloads).toEqual([file.file_path]);
+  });
+});
+
+describe("parseTelegramHtml", () => {
+  it("returns the visible text of valid markup and Telegram's error otherwise", () => {
+    expect(parseTelegramHtml('<b>a</b> <a href="https://x.y">l</a> &lt;&#33;')).toEqual({ ok: true, text: "a l <!" });
+    expect(parseTelegramHtml("<b><i>x</b></i>").ok).toBe(false);
+    expect(parseTelegramHtml("<div>x</div>").ok).toBe(false);
+    expect(parseTelegramHtml("a & b").ok).toBe(false);
+    expect(parseTelegramHtml("<a>x</a>").ok).toBe(false);
+  });
+});
