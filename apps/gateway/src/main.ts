@@ -7,8 +7,7 @@ async function main(): Promise<number> {
   if (!boot.ok) return boot.exitCode;
   const { config, logger, metrics } = boot.value;
 
-  const { adapters, unavailable } = configuredAdapters(config, { logger, metrics });
-  for (const platform of unavailable) logger.warn("platform configured but its adapter is not part of this build yet", { platform });
+  const adapters = configuredAdapters(config, { logger, metrics });
   if (adapters.length === 0) process.stderr.write(`${NO_PLATFORM_HINT}\n`);
 
   const started = await startGatewayProcess({ config, logger, adapters, http: true, metrics });

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Logger, MetricsRegistry } from "@hermes/agent";
 import type { GatewayConfig, PlatformAdapter } from "@hermes/gateway";
+import { createDiscordAdapter } from "@hermes/discord";
 import { createSlackAdapter } from "@hermes/slack";
 import { createTelegramAdapter } from "@hermes/telegram";
 
@@ -19,10 +20,9 @@ export interface PlatformDeps {
   metrics: MetricsRegistry;
 }
 
-/** The platform adapters the configuration asks for; a platform without an adapter in this build is reported. */
-export function configuredAdapters(config: GatewayConfig, deps: PlatformDeps): { adapters: PlatformAdapter[]; unavailable: string[] } {
+/** The platform adapters the configuration asks for. */
+export function configuredAdapters(config: GatewayConfig, deps: PlatformDeps): PlatformAdapter[] {
   const adapters: PlatformAdapter[] = [];
-  const unavailable: string[] = [];
   // Attachments land inside the workspace so the agent's file tools can open them.
   const attachmentsDir = (platform: string): string => path.join(config.paths.workspace, "attachments", platform);
   const refused = deps.metrics.counter("gateway.webhook_requests_refused", "Webhook requests refused (bad signature, stale timestamp), by platform and reason.");
@@ -37,7 +37,16 @@ export function configuredAdapters(config: GatewayConfig, deps: PlatformDeps): {
       }),
     );
   }
-  if (config.discord) unavailable.push("discord");
+  if (config.discord) {
+    adapters.push(
+      createDiscordAdapter(config.discord, {
+        logger: deps.logger.child({ platform: "discord" }),
+        attachmentsDir: attachmentsDir("discord"),
+        maxAttachmentBytes: MAX_ATTACHMENT_BYTES,
+        botName: config.botName,
+      }),
+    );
+  }
   if (config.slack) {
     adapters.push(
       createSlackAdapter(config.slack, {
@@ -49,5 +58,5 @@ export function configuredAdapters(config: GatewayConfig, deps: PlatformDeps): {
       }),
     );
   }
-  return { adapters, unavailable };
+  return adapters;
 }

@@ -1,0 +1,95 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { silentLogger } from "@hermes/agent";
+import type { InboundMessage, PlatformAdapter } from "@hermes/gateway";
+import { startDiscordFake, type DiscordFake } from "../../../test/fakes/discord/index.js";
+import { createDiscordAdapter } from "./discord-adapter.js";
+
+let fake: DiscordFake;
+let adapter: PlatformAdapter;
+
+beforeEach(async () => {
+  fake = await startDiscordFake();
+  adapter = createDiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl }, { logger: silentLogger, attachmentsDir: "/nonexistent" });
+});
+
+afterEach(async () => {
+  await adapter.stop();
+  await fake.close();
+});
+
+describe("Discord adapter sending", () => {
+  it("posts to the channel, or to the thread, quoting the message it answers without pinging anyone", async () => {
+    const guild = fake.addGuild({ name: "Lab", channels: ["general"] });
+    const general = guild.channels.general ?? "";
+    const thread = fake.addThread(general, "planning");
+    const ada = fake.addUser("ada");
+    const asked = fake.postMessage(thread, ada, "question");
+
+    const inChannel = await adapter.send({ chatId: general }, { text: "hi @everyone", format: "markdown" });
+    const inThread = await adapter.send({ chatId: general, threadId: thread, replyToMessageId: asked.id }, { text: "answer", format: "markdown" });
+
+    expect(inChannel).toEqual({ ok: true, messageId: fake.sent[0]?.id });
+    expect(inThread.ok).toBe(true);
+    expect(fake.sent.map((m) => [m.channelId, m.content, m.replyTo])).toEqual([
+      [general, "hi @everyone", undefined],
+      [thread, "answer", asked.id],
+    ]);
+    expect(fake.sent[0]?.pings.everyone).toBe(false);
+  });
+
+  it("shows typing in the thread when there is one", async () => {
+    const guild = fake.addGuild({ name: "Lab", channels: ["general"] });
+    const thread = fake.addThread(guild.channels.general ?? "", "planning");
+    await adapter.sendTyping?.({ chatId: guild.channels.general ?? "", threadId: thread });
+    expect(fake.typing).toEqual([thread]);
+  });
+
+  it("reports a rejection as final and a dropped connection or server error as retryable", async () => {
+    const ada = fake.addUser("ada");
+    const channel = fake.dmChannelId(ada);
+    const tooLong = await adapter.send({ chatId: channel }, { text: "x".repeat(2001), format: "markdown" });
+    expect(tooLong).toMatchObject({ ok: false, retryable: false });
+    expect(!tooLong.ok && tooLong.error).toContain("Must be 2000 or fewer in length.");
+
+    fake.failNextSend({ kind: "network" }, { kind: "status", status: 503 });
+    expect(await adapter.send({ chatId: channel }, { text: "hi", format: "markdown" })).toMatchObject({ ok: false, retryable: true });
+    expect(await adapter.send({ chatId: channel }, { text: "hi", format: "markdown" })).toMatchObject({ ok: false, retryable: true });
+
+    const missing = await adapter.send({ chatId: "1000000000000000000" }, { text: "hi", format: "plain" });
+    expect(missing).toMatchObject({ ok: false, retryable: false });
+    expect(!missing.ok && missing.error).toContain("Unknown Channel");
+  });
+
+  it("can reply before the gateway connection is up and after it is stopped", async () => {
+    const ada = fake.addUser("ada");
+    await adapter.stop();
+    expect(await adapter.send({ chatId: fake.dmChannelId(ada) }, { text: "late reply", format: "markdown" })).toMatchObject({ ok: true });
+  });
+});
+
+describe("Discord adapter connecting", () => {
+  it("fails to start with a clear message when the token is wrong", async () => {
+    const wrong = createDiscordAdapter({ token: "not-the-token", apiUrl: fake.apiUrl }, { logger: silentLogger, attachmentsDir: "/nonexistent" });
+    await expect(wrong.start({ receive: async () => undefined })).rejects.toThrow(/could not connect to Discord: .*token/i);
+    expect(fake.gateway.connections).toBe(0);
+  });
+
+  it("returns from start after its connect timeout and connects once the gateway answers", async () => {
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (message: string) => void warnings.push(message), child: () => logger };
+    const received: InboundMessage[] = [];
+    const slow = createDiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl }, { logger, attachmentsDir: "/nonexistent", connectTimeoutMs: 50 });
+    fake.holdHello();
+    try {
+      await slow.start({ receive: async (message) => void received.push(message) });
+      expect(warnings).toEqual(["Discord is not connected yet; still trying in the background"]);
+      fake.releaseHello();
+      await fake.waitFor(() => fake.gateway.identifies === 1, "IDENTIFY");
+      fake.postDm(fake.addUser("ada"), "made it");
+      await fake.waitFor(() => received.length === 1, "the DM to reach the gateway");
+      expect(received[0]?.text).toBe("made it");
+    } finally {
+      await slow.stop();
+    }
+  });
+});

@@ -1,0 +1,191 @@
+import { Client, cleanContent, Events, GatewayIntentBits, Partials, REST, Routes, type Message } from "discord.js";
+import type { Logger } from "@hermes/agent";
+import type { AdapterContext, DiscordSettings, OutboundMessage, OutboundTarget, PlatformAdapter, SendResult } from "@hermes/gateway";
+import { isTrustedAttachmentUrl } from "./attachment-kind.js";
+import { logConnectionEvents, logRateLimits } from "./connection-log.js";
+import { downloadAttachments } from "./download-attachments.js";
+import { DISCORD_PLATFORM, normalizeMessage } from "./normalize.js";
+import { outboundMessageBody } from "./outbound-body.js";
+import { RecentIds } from "./recent-ids.js";
+import { restBaseFrom } from "./rest-base.js";
+import { sendFailure } from "./send-failure.js";
+import { SerialLanes } from "./serial-lanes.js";
+import { viewOfMessage } from "./view-of-message.js";
+
+export interface DiscordAdapterDeps {
+  logger: Logger;
+  /** Where downloaded attachments are saved (inside the agent's workspace). */
+  attachmentsDir: string;
+  /** Larger attachments are not downloaded (default 20 MB). */
+  maxAttachmentBytes?: number;
+  /** Not needed on Discord, which addresses the bot by its user id; accepted like every adapter's deps. */
+  botName?: string;
+  /** For messages whose id carries no usable timestamp. */
+  now?: () => number;
+  /** Downloads attachments (default: the global fetch). */
+  fetch?: typeof fetch;
+  /** How long `start` waits for the gateway session before it returns and lets discord.js keep trying (default 60 s). */
+  connectTimeoutMs?: number;
+}
+
+/** Discord refuses longer messages; the gateway chunks to this. */
+export const DISCORD_TEXT_LIMIT = 2000;
+export const DEFAULT_MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
+const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 5_000;
+/** Message Content is privileged: it has to be switched on for the bot in the developer portal. */
+export const DISCORD_INTENTS = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent];
+
+/** Chats with the bot on Discord: DMs, guild channels and threads, through the gateway websocket and the REST API. */
+export function createDiscordAdapter(settings: DiscordSettings, deps: DiscordAdapterDeps): PlatformAdapter {
+  return new DiscordAdapter(settings, deps);
+}
+
+class DiscordAdapter implements PlatformAdapter {
+  readonly platform = DISCORD_PLATFORM;
+  readonly textLimit = DISCORD_TEXT_LIMIT;
+  private readonly restBase: string;
+  /** Sends go through their own REST client so replies still flow while the gateway connection is down or stopped. */
+  private readonly rest: REST;
+  private readonly logger: Logger;
+  private readonly lanes = new SerialLanes();
+  private readonly sentIds = new RecentIds();
+  private client: Client | undefined;
+  private accepting = false;
+
+  constructor(
+    private readonly settings: DiscordSettings,
+    private readonly deps: DiscordAdapterDeps,
+  ) {
+    this.restBase = restBaseFrom(settings.apiUrl);
+    this.logger = deps.logger.child({ platform: DISCORD_PLATFORM });
+    // No retries of its own: the gateway's delivery retries with backoff; rate limits are still waited out here.
+    this.rest = new REST({ api: this.restBase, retries: 0 }).setToken(settings.token);
+    logRateLimits(this.rest, this.logger);
+  }
+
+  async start(context: AdapterContext): Promise<void> {
+    const client = new Client({ rest: { api: this.restBase }, intents: DISCORD_INTENTS, partials: [Partials.Channel] });
+    logConnectionEvents(client, this.logger);
+    client.on(Events.MessageCreate, (message) => {
+      if (!this.accepting) return;
+      void this.lanes.run(message.channelId, () => this.handle(message, context, client));
+    });
+    const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
+    this.client = client;
+    this.accepting = true;
+    const connected = client.login(this.settings.token).then(() => ready);
+    const timeoutMs = this.deps.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<"waiting">((resolve) => {
+      timer = setTimeout(() => resolve("waiting"), timeoutMs);
+    });
+    try {
+      const outcome = await Promise.race([connected.then(() => "connected" as const), waited]);
+      if (outcome === "waiting") {
+        // discord.js keeps trying on its own; the rest of the gateway should not wait for Discord to come back.
+        this.logger.warn("Discord is not connected yet; still trying in the background", { waitedMs: timeoutMs });
+        connected.then(
+          () => this.logger.info("connected to Discord", { bot: client.user?.tag, guilds: client.guilds.cache.size }),
+          (error: unknown) => this.logger.error("could not connect to Discord", { error: describeError(error) }),
+        );
+        return;
+      }
+    } catch (error) {
+      this.accepting = false;
+      this.client = undefined;
+      await this.destroy(client);
+      throw new Error(`could not connect to Discord: ${describeError(error)}`);
+    } finally {
+      clearTimeout(timer);
+    }
+    this.logger.info("connected to Discord", { bot: client.user?.tag, guilds: client.guilds.cache.size });
+  }
+
+  async stop(): Promise<void> {
+    this.accepting = false;
+    await this.lanes.idle();
+    const client = this.client;
+    this.client = undefined;
+    if (client) await this.destroy(client);
+  }
+
+  async send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
+    try {
+      const created: unknown = await this.rest.post(Routes.channelMessages(channelOf(target)), {
+        body: outboundMessageBody(message.text, target.replyToMessageId),
+      });
+      const id = messageIdOf(created);
+      if (id === undefined) return { ok: true };
+      this.sentIds.add(id);
+      return { ok: true, messageId: id };
+    } catch (error) {
+      return sendFailure(error);
+    }
+  }
+
+  async sendTyping(target: OutboundTarget): Promise<void> {
+    await this.rest.post(Routes.channelTyping(channelOf(target)));
+  }
+
+  /** discord.js can hang destroying a connection that is still being set up; shutdown must not hang with it. */
+  private async destroy(client: Client): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<"gave up">((resolve) => {
+      timer = setTimeout(() => resolve("gave up"), STOP_TIMEOUT_MS);
+    });
+    const outcome = await Promise.race([client.destroy().then(() => "closed" as const), gaveUp]);
+    clearTimeout(timer);
+    client.removeAllListeners();
+    if (outcome === "gave up") this.logger.warn("the Discord connection did not close in time; leaving it behind", { waitedMs: STOP_TIMEOUT_MS });
+  }
+
+  private async handle(message: Message, context: AdapterContext, client: Client): Promise<void> {
+    const botUserId = client.user?.id;
+    // Cheap checks first: the bot's own echoes and other bots are most of the traffic in busy guilds.
+    if (!botUserId || message.author.bot || message.author.id === botUserId) return;
+    try {
+      const view = await viewOfMessage(message, this.deps.now ?? Date.now);
+      const normalized = normalizeMessage(view, {
+        botUserId,
+        sentByBot: (id) => this.sentIds.has(id),
+        renderMentions: (text) => cleanContent(text, message.channel),
+      });
+      if (normalized.kind === "skip") {
+        this.logger.debug("Discord message skipped", { messageId: message.id, reason: normalized.reason });
+        return;
+      }
+      // Files in messages the bot may ignore (unaddressed guild chatter) are listed but not fetched.
+      const inbound = normalized.addressed
+        ? await downloadAttachments(normalized.message, {
+            dir: this.deps.attachmentsDir,
+            maxBytes: this.deps.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,
+            fetch: this.deps.fetch ?? fetch,
+            isTrusted: (url) => isTrustedAttachmentUrl(url, this.restBase),
+            logger: this.logger,
+          })
+        : normalized.message;
+      await context.receive(inbound);
+    } catch (error) {
+      this.logger.error("could not hand a Discord message to the gateway", {
+        messageId: message.id,
+        channelId: message.channelId,
+        error: describeError(error),
+      });
+    }
+  }
+}
+
+/** A thread is its own channel on Discord: replies in a thread go to the thread, not its parent. */
+function channelOf(target: OutboundTarget): string {
+  return target.threadId ?? target.chatId;
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function messageIdOf(created: unknown): string | undefined {
+  if (typeof created !== "object" || created === null || !("id" in created)) return undefined;
+  return typeof created.id === "string" ? created.id : undefined;
+}

@@ -1,0 +1,9 @@
+export {
+  createDiscordAdapter,
+  DEFAULT_MAX_ATTACHMENT_BYTES,
+  DISCORD_INTENTS,
+  DISCORD_TEXT_LIMIT,
+  type DiscordAdapterDeps,
+} from "./discord-adapter.js";
+export { DEFAULT_DISCORD_API, restBaseFrom } from "./rest-base.js";
+export { DISCORD_PLATFORM } from "./normalize.js";

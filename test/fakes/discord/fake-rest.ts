@@ -1,0 +1,152 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { FakeWorld } from "./fake-world.js";
+import { channelPayload, memberPayload, userPayload, type Json } from "./payloads.js";
+import { pingsOf, type Pings } from "./pings.js";
+
+export interface SentMessage {
+  id: string;
+  channelId: string;
+  content: string;
+  /** The message it replies to (`message_reference.message_id`). */
+  replyTo?: string;
+  /** The request body as the client sent it. */
+  body: Json;
+  /** Who Discord would have notified. */
+  pings: Pings;
+}
+
+export type SendFailure =
+  | { kind: "status"; status: number; body?: Json }
+  /** Closes the connection without an answer. */
+  | { kind: "network" }
+  | { kind: "rateLimit"; retryAfterSeconds: number };
+
+export interface RestRecords {
+  sent: SentMessage[];
+  typing: string[];
+  unknownRoutes: string[];
+  sendFailures: SendFailure[];
+}
+
+export interface RestDeps {
+  world: FakeWorld;
+  token: string;
+  wsUrl: () => string;
+  records: RestRecords;
+  onChange: () => void;
+}
+
+const MAX_CONTENT = 2000;
+
+/** The REST half of the fake: the routes discord.js calls at login and for sending, plus attachment files. */
+export function handleRest(req: IncomingMessage, res: ServerResponse, rawBody: string, deps: RestDeps): void {
+  const method = req.method ?? "GET";
+  const url = new URL(req.url ?? "/", "http://fake");
+  const file = method === "GET" ? deps.world.files.get(url.pathname) : undefined;
+  if (file) {
+    res.writeHead(200, { "content-type": file.contentType, "content-length": String(file.data.length) });
+    res.end(file.data);
+    return;
+  }
+  const route = /^\/api\/v10(\/.*)$/.exec(url.pathname)?.[1];
+  if (route === undefined) return unknown(method, url.pathname, res, deps);
+  if (req.headers.authorization !== `Bot ${deps.token}`) return json(res, 401, { message: "401: Unauthorized", code: 0 });
+
+  const { world } = deps;
+  let match: RegExpExecArray | null;
+  if (method === "GET" && route === "/gateway/bot") {
+    return json(res, 200, { url: deps.wsUrl(), shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } });
+  }
+  if (method === "GET" && route === "/users/@me") return json(res, 200, userPayload(world.bot));
+  if ((match = /^\/channels\/(\d+)$/.exec(route)) && method === "GET") {
+    const channel = world.channels.get(match[1] ?? "");
+    return channel ? json(res, 200, channelPayload(channel, new Date().toISOString())) : unknownChannel(res);
+  }
+  if ((match = /^\/channels\/(\d+)\/typing$/.exec(route)) && method === "POST") {
+    if (!world.channels.has(match[1] ?? "")) return unknownChannel(res);
+    deps.records.typing.push(match[1] ?? "");
+    deps.onChange();
+    res.writeHead(204).end();
+    return;
+  }
+  if ((match = /^\/channels\/(\d+)\/messages$/.exec(route)) && method === "POST") return createMessage(match[1] ?? "", rawBody, req, res, deps);
+  if ((match = /^\/guilds\/(\d+)\/members\/(\d+)$/.exec(route)) && method === "GET") {
+    const guild = world.guilds.get(match[1] ?? "");
+    const user = world.user(match[2] ?? "");
+    if (!guild || !user) return json(res, 404, { message: "Unknown Member", code: 10007 });
+    const roles = user.id === world.bot.id ? guild.roles.filter((r) => r.botHas).map((r) => r.id) : [];
+    return json(res, 200, memberPayload(user, roles, new Date().toISOString()));
+  }
+  return unknown(method, url.pathname, res, deps);
+}
+
+function createMessage(channelId: string, rawBody: string, req: IncomingMessage, res: ServerResponse, deps: RestDeps): void {
+  const failure = deps.records.sendFailures.shift();
+  if (failure) return fail(failure, req, res);
+  const { world } = deps;
+  if (!world.channels.has(channelId)) return unknownChannel(res);
+  let body: Json;
+  try {
+    body = JSON.parse(rawBody) as Json;
+  } catch {
+    return json(res, 400, { message: "400: Bad Request", code: 0 });
+  }
+  const content = typeof body.content === "string" ? body.content : "";
+  if (content.length > MAX_CONTENT) {
+    return json(res, 400, formError("content", "BASE_TYPE_MAX_LENGTH", `Must be ${MAX_CONTENT} or fewer in length.`));
+  }
+  if (content.trim().length === 0) return json(res, 400, { message: "Cannot send an empty message", code: 50006 });
+  const reference = (body.message_reference ?? undefined) as Json | undefined;
+  let replyTo = typeof reference?.message_id === "string" ? reference.message_id : undefined;
+  if (replyTo !== undefined && !world.messages.has(replyTo)) {
+    if (reference?.fail_if_not_exists !== false) return json(res, 400, formError("message_reference", "MESSAGE_REFERENCE_UNKNOWN_MESSAGE", "Unknown message"));
+    replyTo = undefined;
+  }
+  const pings = pingsOf(content, body.allowed_mentions, replyTo !== undefined);
+  const message = world.createMessage(channelId, world.bot, content, { ...(replyTo ? { replyTo } : {}), mentionIds: pings.users });
+  deps.records.sent.push({ id: message.id as string, channelId, content, ...(replyTo ? { replyTo } : {}), body, pings });
+  deps.onChange();
+  json(res, 200, message);
+}
+
+function fail(failure: SendFailure, req: IncomingMessage, res: ServerResponse): void {
+  if (failure.kind === "network") {
+    req.socket.destroy();
+    return;
+  }
+  if (failure.kind === "rateLimit") {
+    const seconds = String(failure.retryAfterSeconds);
+    res.writeHead(429, {
+      "content-type": "application/json",
+      "retry-after": seconds,
+      "x-ratelimit-limit": "5",
+      "x-ratelimit-remaining": "0",
+      "x-ratelimit-reset-after": seconds,
+      "x-ratelimit-bucket": "fake-bucket",
+      "x-ratelimit-scope": "user",
+    });
+    res.end(JSON.stringify({ message: "You are being rate limited.", retry_after: failure.retryAfterSeconds, global: false }));
+    return;
+  }
+  json(res, failure.status, failure.body ?? { message: `fake failure ${failure.status}`, code: 0 });
+}
+
+function formError(field: string, code: string, message: string): Json {
+  return { message: "Invalid Form Body", code: 50035, errors: { [field]: { _errors: [{ code, message }] } } };
+}
+
+function unknownChannel(res: ServerResponse): void {
+  json(res, 404, { message: "Unknown Channel", code: 10003 });
+}
+
+function unknown(method: string, path: string, res: ServerResponse, deps: RestDeps): void {
+  // Loud on purpose: a route the client needs and the fake lacks should be obvious in the test output.
+  console.error(`discord fake: no route for ${method} ${path}`);
+  deps.records.unknownRoutes.push(`${method} ${path}`);
+  json(res, 404, { message: "404: Not Found", code: 0 });
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,185 @@
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { WebSocketServer } from "ws";
+import { FakeGateway, type DropOptions, type GatewayStats } from "./fake-gateway.js";
+import { handleRest, type RestRecords, type SendFailure, type SentMessage } from "./fake-rest.js";
+import { FakeWorld, type FakeFile, type FakeGuild, type PostOptions } from "./fake-world.js";
+import { userPayload, type FakeUser, type Json } from "./payloads.js";
+import { snowflakeGenerator } from "./snowflake.js";
+
+export type { DropOptions, FakeFile, FakeGuild, FakeUser, GatewayStats, PostOptions, SendFailure, SentMessage };
+export type { Pings } from "./pings.js";
+
+export interface DiscordFakeOptions {
+  token?: string;
+  botName?: string;
+  /** Small by default so heartbeats happen during tests. */
+  heartbeatIntervalMs?: number;
+}
+
+export interface PostedMessage {
+  id: string;
+  channelId: string;
+  payload: Json;
+}
+
+/**
+ * A stand-in for Discord on 127.0.0.1: the REST API (one HTTP server) and the gateway websocket (upgrades on the same
+ * port), with helpers to play users, inspect what the bot sent, and break the connection.
+ */
+export interface DiscordFake {
+  /** The REST base for discord.js's `rest.api` / DISCORD_API_URL, e.g. http://127.0.0.1:PORT/api. */
+  readonly apiUrl: string;
+  readonly wsUrl: string;
+  readonly token: string;
+  readonly bot: FakeUser;
+  readonly sent: SentMessage[];
+  /** Channel ids the bot sent "typing…" to. */
+  readonly typing: string[];
+  readonly unknownRoutes: string[];
+  readonly gateway: GatewayStats;
+  readonly connected: boolean;
+  addUser(username: string, options?: { bot?: boolean; globalName?: string }): FakeUser;
+  /** A guild with text channels and roles (`botRoles` are held by the bot). */
+  addGuild(options: { name: string; channels?: string[]; roles?: string[]; botRoles?: string[] }): FakeGuild;
+  addChannel(guildId: string, name: string): string;
+  /** 11 public thread (default), 12 private thread, 10 announcement thread. */
+  addThread(parentId: string, name: string, type?: 10 | 11 | 12): string;
+  dmChannelId(user: FakeUser): string;
+  postDm(author: FakeUser, content: string, options?: PostOptions): PostedMessage;
+  postMessage(channelId: string, author: FakeUser, content: string, options?: PostOptions): PostedMessage;
+  mention(user: FakeUser): string;
+  mentionRole(roleId: string): string;
+  sentTo(channelId: string): SentMessage[];
+  /** Resolves with the first truthy value of `check`, re-checked whenever the fake's state changes. */
+  waitFor<T>(check: () => T | undefined | null | false, what: string, timeoutMs?: number): Promise<T>;
+  waitForSent(count: number, where?: (message: SentMessage) => boolean): Promise<SentMessage[]>;
+  dropConnection(options?: DropOptions): void;
+  refuseNextResume(): void;
+  /** Accept gateway connections but send no HELLO until `releaseHello` (a stuck gateway). */
+  holdHello(): void;
+  releaseHello(): void;
+  /** The next message sends fail this way, in order. */
+  failNextSend(...failures: SendFailure[]): void;
+  close(): Promise<void>;
+}
+
+export async function startDiscordFake(options: DiscordFakeOptions = {}): Promise<DiscordFake> {
+  const token = options.token ?? "fake-discord-token";
+  const waiters = new Set<() => void>();
+  const changed = (): void => {
+    for (const waiter of [...waiters]) waiter();
+  };
+  let baseUrl = "";
+  const records: RestRecords = { sent: [], typing: [], unknownRoutes: [], sendFailures: [] };
+  let gateway: FakeGateway | undefined;
+  const world = new FakeWorld(
+    { nextId: snowflakeGenerator(), now: Date.now, baseUrl: () => baseUrl, dispatch: (event, data) => gateway?.dispatch(event, data) },
+    options.botName ?? "hermes",
+  );
+  const wsUrl = (): string => baseUrl.replace(/^http/, "ws");
+  const liveGateway = new FakeGateway({
+    token,
+    botId: world.bot.id,
+    wsUrl,
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 1_000,
+    readyUser: () => ({ ...userPayload(world.bot), verified: true, mfa_enabled: false, flags: 0 }),
+    guildIds: () => [...world.guilds.keys()],
+    guildCreate: (id) => world.guildCreatePayload(id),
+    onChange: changed,
+  });
+  gateway = liveGateway;
+
+  const sockets = new Set<Socket>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => handleRest(req, res, Buffer.concat(chunks).toString("utf8"), { world, token, wsUrl, records, onChange: changed }));
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  const wss = new WebSocketServer({ noServer: true });
+  server.on("upgrade", (request, socket, head) => {
+    wss.handleUpgrade(request, socket, head, (ws) => liveGateway.accept(ws, request));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const post = (channelId: string, author: FakeUser, content: string, postOptions?: PostOptions): PostedMessage => {
+    const payload = world.createMessage(channelId, author, content, postOptions);
+    changed();
+    return { id: payload.id as string, channelId, payload };
+  };
+  const waitFor = <T>(check: () => T | undefined | null | false, what: string, timeoutMs = 10_000): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const finish = (): void => {
+        clearTimeout(timer);
+        waiters.delete(attempt);
+      };
+      const attempt = (): void => {
+        const value = check();
+        if (value === undefined || value === null || value === false) return;
+        finish();
+        resolve(value);
+      };
+      const timer = setTimeout(() => {
+        finish();
+        const sent = records.sent.map((m) => `${m.channelId}: ${m.content.slice(0, 80)}`).join("\n  ");
+        reject(new Error(`discord fake: timed out waiting for ${what}; the bot sent:\n  ${sent || "(nothing)"}`));
+      }, timeoutMs);
+      waiters.add(attempt);
+      attempt();
+    });
+  let closing: Promise<void> | undefined;
+
+  return {
+    apiUrl: `${baseUrl}/api`,
+    wsUrl: wsUrl(),
+    token,
+    bot: world.bot,
+    sent: records.sent,
+    typing: records.typing,
+    unknownRoutes: records.unknownRoutes,
+    gateway: liveGateway.stats,
+    get connected() {
+      return liveGateway.connected;
+    },
+    addUser: (username, userOptions) => world.addUser(username, userOptions),
+    addGuild: (guildOptions) => world.addGuild(guildOptions),
+    addChannel: (guildId, name) => world.addChannel(guildId, name),
+    addThread: (parentId, name, type) => world.addThread(parentId, name, type),
+    dmChannelId: (user) => world.dmChannelFor(user).id,
+    postDm: (author, content, postOptions) => post(world.dmChannelFor(author).id, author, content, postOptions),
+    postMessage: post,
+    mention: (user) => `<@${user.id}>`,
+    mentionRole: (roleId) => `<@&${roleId}>`,
+    sentTo: (channelId) => records.sent.filter((m) => m.channelId === channelId),
+    waitFor,
+    waitForSent: (count, where = () => true) => {
+      const matching = (): SentMessage[] | undefined => {
+        const found = records.sent.filter(where);
+        return found.length >= count ? found : undefined;
+      };
+      return waitFor(matching, `${count} sent message(s)`);
+    },
+    dropConnection: (dropOptions) => liveGateway.drop(dropOptions),
+    refuseNextResume: () => liveGateway.refuseNextResume(),
+    holdHello: () => liveGateway.holdHello(),
+    releaseHello: () => liveGateway.releaseHello(),
+    failNextSend: (...failures) => void records.sendFailures.push(...failures),
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        liveGateway.close();
+        wss.close();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      });
+      return closing;
+    },
+  };
+}
