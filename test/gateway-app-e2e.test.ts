@@ -1,0 +1,84 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startLlmServer, type LlmServer } from "./fakes/llm-server.js";
+import { ADA, startFakeTelegram, type FakeTelegram } from "./fakes/telegram/index.js";
+import { startApp, type AppProcess } from "./support/app-process.js";
+
+const TOKEN = "123456:APP-e2e-token";
+let llm: LlmServer;
+let telegram: FakeTelegram;
+let home: string;
+let app: AppProcess | undefined;
+
+beforeEach(async () => {
+  llm = await startLlmServer();
+  telegram = await startFakeTelegram({ token: TOKEN });
+  home = await mkdtemp(path.join(os.tmpdir(), "hermes-app-"));
+});
+afterEach(async () => {
+  app?.kill("SIGKILL");
+  if (app) await app.exited;
+  app = undefined;
+  await telegram.close();
+  await llm.close();
+  await rm(home, { recursive: true, force: true });
+});
+
+async function waitUntil(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe("npm start (the gateway process)", () => {
+  it("answers on Telegram, serves /healthz and /metrics, and stops gracefully on a doubled SIGTERM", async () => {
+    app = startApp("gateway", {
+      HOME: home,
+      HERMES_HOME: path.join(home, "state"),
+      HERMES_BASE_URL: llm.baseUrl,
+      HERMES_MODEL: "scripted-model",
+      HERMES_API_KEY: "test-key",
+      HERMES_HTTP_PORT: "0",
+      TELEGRAM_BOT_TOKEN: TOKEN,
+      TELEGRAM_API_ROOT: telegram.apiRoot,
+      HERMES_ALLOWED_USERS: `telegram:${ADA.id}`,
+    });
+    await app.waitFor('"msg":"gateway started"');
+    const url = /"http":"(http:\/\/[^"]+)"/.exec(app.stderr())?.[1];
+    expect(url).toBeDefined();
+
+    llm.enqueue({ kind: "tools", calls: [{ name: "think", arguments: { thought: "greet" } }] }, { kind: "text", text: "Hello **Ada**!" });
+    telegram.userWrites({ from: ADA, text: "Hi bot" });
+    await waitUntil(() => telegram.sentTo(ADA.id).length > 0, "the reply");
+    expect(telegram.sentTo(ADA.id)[0]?.text).toContain("Hello");
+
+    const health = (await (await fetch(`${url}/healthz`)).json()) as { status: string; platforms: string[] };
+    expect(health).toMatchObject({ status: "ok", platforms: ["telegram"] });
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/hermes_gateway_messages_received_total\{platform="telegram"\} 1/);
+    expect(metrics).toMatch(/hermes_agent_llm_calls_total\{[^}]*\} 2/);
+
+    app.kill("SIGTERM");
+    app.kill("SIGTERM");
+    expect(await app.exited).toEqual({ code: 0, signal: null });
+  }, 60_000);
+
+  it("exits 2 naming the setting when the configuration is invalid", async () => {
+    app = startApp("gateway", { HOME: home, HERMES_HOME: path.join(home, "state"), HERMES_HTTP_PORT: "not-a-port" });
+    const exited = await app.exited;
+    expect(exited.code).toBe(2);
+    expect(app.stderr()).toContain("HERMES_HTTP_PORT");
+    expect(app.stderr()).not.toMatch(/\n\s+at /);
+  });
+
+  it("exits 2 with what to set when no model is configured", async () => {
+    app = startApp("gateway", { HOME: home, HERMES_HOME: path.join(home, "state"), HERMES_HTTP_PORT: "0" });
+    const exited = await app.exited;
+    expect(exited.code).toBe(2);
+    expect(app.stderr()).toContain("HERMES_MODEL=");
+  });
+});
