@@ -5,7 +5,7 @@ import { parseCommand, type ParsedCommand } from "./command.js";
 import type { InboundMessage } from "./inbound.js";
 import { isAddressed } from "./mention-gate.js";
 import type { DeliveryPort, GatewayStore, HookPort, RunQueuePort, TypingPort } from "./ports.js";
-import { isSharedSession, sessionKeyFor, type SessionScopeSettings } from "./session-key.js";
+import { isSharedSession, newSessionFor, sessionKeyFor, type SessionScopeSettings } from "./session-key.js";
 
 export type AuthorizationResult =
   | { kind: "allowed"; via: "allowlist" | "paired" | "console" }
@@ -110,15 +110,7 @@ export class Gateway {
 
   private async enqueue(inboundId: number, message: InboundMessage, key: string): Promise<void> {
     const { store } = this.options;
-    const { session, created } = await store.sessions.getOrCreateActive({
-      key,
-      platform: message.platform,
-      chatId: message.chat.id,
-      chatType: message.chat.type,
-      threadId: message.threadId,
-      userId: message.user.id,
-      title: message.text.slice(0, 80) || undefined,
-    });
+    const { session, created } = await store.sessions.getOrCreateActive(newSessionFor(message, key));
     if (created) await this.options.hooks.emit({ ...this.eventBase(message, key), type: "session:start", sessionId: session.id });
     const busy = await store.inbound.unanswered(key);
     await store.inbound.setStatus(inboundId, "queued");

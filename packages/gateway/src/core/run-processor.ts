@@ -5,7 +5,7 @@ import { RunAbortedError } from "../queue/types.js";
 import { agentInputFor } from "./agent-input.js";
 import type { InboundMessage } from "./inbound.js";
 import type { HookPort } from "./ports.js";
-import { isSharedSession, type SessionScopeSettings } from "./session-key.js";
+import { isSharedSession, newSessionFor, type SessionScopeSettings } from "./session-key.js";
 
 export interface SessionLease {
   renew(): Promise<boolean>;
@@ -69,14 +69,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
   async function runOne(record: InboundRecord, signal: AbortSignal): Promise<void> {
     const message = JSON.parse(record.payload) as InboundMessage;
     const key = record.sessionKey ?? "";
-    const { session } = await options.store.sessions.getOrCreateActive({
-      key,
-      platform: message.platform,
-      chatId: message.chat.id,
-      chatType: message.chat.type,
-      threadId: message.threadId,
-      userId: message.user.id,
-    });
+    const { session } = await options.store.sessions.getOrCreateActive(newSessionFor(message, key));
     const base = { timestamp: now(), sessionKey: key, platform: message.platform, chatId: message.chat.id, userId: message.user.id, sessionId: session.id };
     await options.hooks.emit({ ...base, type: "agent:start", inboundId: record.id });
 

@@ -1,3 +1,4 @@
+import type { NewSession } from "@hermes/store";
 import type { InboundMessage } from "./inbound.js";
 
 /** How group conversations map to sessions (both are operator settings). */
@@ -36,4 +37,17 @@ export function isSharedSession(message: InboundMessage, scope: SessionScopeSett
 // Ids come from platforms; a colon inside one would make keys ambiguous.
 function keyPart(part: string): string {
   return part.replace(/:/g, "%3A");
+}
+
+/** The session a message belongs to, as the store creates it (titled after the message that opened it). */
+export function newSessionFor(message: InboundMessage, key: string): NewSession {
+  return {
+    key,
+    platform: message.platform,
+    chatId: message.chat.id,
+    chatType: message.chat.type,
+    threadId: message.threadId,
+    userId: message.user.id,
+    title: message.text.slice(0, 80) || undefined,
+  };
 }
