@@ -28,7 +28,7 @@ describe("completeRun", () => {
     const { session, inboundId, input } = await runningInbound(store);
     fixtures.advance(1000);
 
-    expect(await store.completeRun(input)).toEqual({ ok: true });
+    expect(await store.completeRun(input)).toMatchObject({ ok: true });
     expect(await store.messages.history(session.id)).toEqual(input.messages);
     expect(await store.usage.forSession(session.id)).toMatchObject({ runs: 1, inputTokens: 100, outputTokens: 20 });
     expect(await store.deliveries.pending()).toEqual([
@@ -40,7 +40,7 @@ describe("completeRun", () => {
   it("is idempotent: a second completion of the same inbound changes nothing", async () => {
     const { store } = await fixtures.openNew();
     const { session, input } = await runningInbound(store);
-    expect(await store.completeRun(input)).toEqual({ ok: true });
+    expect(await store.completeRun(input)).toMatchObject({ ok: true });
     expect(await store.completeRun({ ...input, status: "failed" })).toEqual({ ok: false, reason: "already_finished" });
     expect(await store.messages.count(session.id)).toBe(2);
     expect(await store.usage.forSession(session.id)).toMatchObject({ runs: 1 });
@@ -69,7 +69,7 @@ describe("completeRun", () => {
       deliveries: [{ platform: "telegram", chatId: "u1", text: "Sorry, something went wrong.", kind: "notice", inboundId: earlier.id }],
       status: "failed",
     });
-    expect(result).toEqual({ ok: true });
+    expect(result).toMatchObject({ ok: true });
     expect(await store.inbound.get(record.id)).toMatchObject({ status: "failed" });
     expect(await store.usage.forSession(session.id)).toMatchObject({ runs: 0 });
     expect(await store.deliveries.pending()).toEqual([expect.objectContaining({ inboundId: earlier.id, kind: "notice" })]);
@@ -91,6 +91,32 @@ describe("completeRun", () => {
     const { input } = await runningInbound(store);
     await expect(store.completeRun({ ...input, sessionId: "missing-session" })).rejects.toThrow(/FOREIGN KEY/);
     expect(await store.inbound.get(input.inboundId)).toMatchObject({ status: "running" });
+    expect(await store.deliveries.pending()).toEqual([]);
+  });
+
+  it("continues a compacted run in a child session, in the same transaction", async () => {
+    const { store } = await fixtures.openNew();
+    const { session, inboundId, input } = await runningInbound(store);
+    await store.messages.append(session.id, [userMessage("old"), assistantMessage("old answer")]);
+    const result = await store.completeRun({ ...input, compacted: true, messages: [userMessage("[summary]"), assistantMessage("hello")] });
+    if (!result.ok) throw new Error(result.reason);
+    expect(result.sessionId).not.toBe(session.id);
+    const child = await store.sessions.active(session.key);
+    expect(child?.id).toBe(result.sessionId);
+    expect(child?.parentId).toBe(session.id);
+    expect((await store.sessions.get(session.id))?.status).toBe("ended");
+    expect(await store.messages.count(session.id)).toBe(2);
+    expect((await store.messages.history(result.sessionId)).length).toBe(2);
+    expect((await store.inbound.get(inboundId))?.status).toBe("answered");
+  });
+
+  it("refuses a compacted run whose session was ended meanwhile (a /new wins) and changes nothing", async () => {
+    const { store } = await fixtures.openNew();
+    const { session, inboundId, input } = await runningInbound(store);
+    await store.sessions.end(session.key);
+    expect(await store.completeRun({ ...input, compacted: true })).toEqual({ ok: false, reason: "session_changed" });
+    expect(await store.sessions.active(session.key)).toBeUndefined();
+    expect((await store.inbound.get(inboundId))?.status).toBe("running");
     expect(await store.deliveries.pending()).toEqual([]);
   });
 });

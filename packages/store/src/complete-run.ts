@@ -1,6 +1,7 @@
 import type { Message } from "@mariozechner/pi-ai";
 import { insertDelivery } from "./deliveries.js";
 import { appendMessages } from "./messages.js";
+import { sessionStatements } from "./sessions.js";
 import type { StoreContext } from "./store-context.js";
 import type { NewDelivery } from "./types.js";
 import { addUsage, type RunUsage } from "./usage.js";
@@ -15,9 +16,17 @@ export interface CompleteRunInput {
   deliveries: readonly NewDelivery[];
   /** Final status of the inbound (default "answered"). */
   status?: "answered" | "failed";
+  /**
+   * The run compressed the conversation: `sessionId` (the parent) is ended and `messages` (the whole rewritten
+   * transcript) go into a new child session — in the same transaction, and only while the parent is still the key's
+   * active session (a /new during the run wins).
+   */
+  compacted?: boolean;
 }
 
-export type CompleteRunResult = { ok: true } | { ok: false; reason: "already_finished" | "not_found" };
+export type CompleteRunResult =
+  | { ok: true; sessionId: string }
+  | { ok: false; reason: "already_finished" | "not_found" | "session_changed" };
 
 export type CompleteRun = (input: CompleteRunInput) => Promise<CompleteRunResult>;
 
@@ -34,8 +43,15 @@ export function createCompleteRun(ctx: StoreContext): CompleteRun {
       if (inbound === undefined) return { ok: false, reason: "not_found" };
       if (inbound.status !== "running" && inbound.status !== "queued") return { ok: false, reason: "already_finished" };
 
-      appendMessages(ctx, input.sessionId, input.messages);
-      if (input.usage !== undefined) addUsage(ctx, input.sessionId, input.usage);
+      let sessionId = input.sessionId;
+      if (input.compacted) {
+        const sessions = sessionStatements(ctx);
+        const parent = sessions.selectById(input.sessionId);
+        if (parent === undefined || parent.status !== "active") return { ok: false, reason: "session_changed" };
+        sessionId = sessions.startChild(parent.id).id;
+      }
+      appendMessages(ctx, sessionId, input.messages);
+      if (input.usage !== undefined) addUsage(ctx, sessionId, input.usage);
       for (const delivery of input.deliveries) {
         insertDelivery(ctx, { ...delivery, inboundId: delivery.inboundId ?? input.inboundId });
       }
@@ -45,6 +61,6 @@ export function createCompleteRun(ctx: StoreContext): CompleteRun {
           .set({ status: input.status ?? "answered", updated_at: ctx.now() })
           .where("id", "=", input.inboundId),
       );
-      return { ok: true };
+      return { ok: true, sessionId };
     });
 }

@@ -27,6 +27,8 @@ export interface InboundRepository {
   cancelQueued(sessionKey: string): Promise<number>;
   /** Newest first. */
   recent(limit: number): Promise<InboundRecord[]>;
+  /** Messages not finished yet (received, queued or running), oldest first: what a restart must pick up. */
+  unfinished(limit: number): Promise<InboundRecord[]>;
 }
 
 const OPEN_STATUSES: InboundStatus[] = ["running", "queued"];
@@ -112,6 +114,18 @@ export function createInboundRepository(ctx: StoreContext): InboundRepository {
           .where("status", "=", "queued"),
       );
       return changes;
+    },
+
+    async unfinished(limit) {
+      const rows = exec.all(
+        db
+          .selectFrom("inbound")
+          .selectAll()
+          .where("status", "in", ["received", ...OPEN_STATUSES])
+          .orderBy("id")
+          .limit(Math.max(0, Math.floor(limit))),
+      );
+      return rows.map(toInboundRecord);
     },
 
     async recent(limit) {

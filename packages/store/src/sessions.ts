@@ -23,7 +23,8 @@ export interface SessionRepository {
 
 const DEFAULT_LIST_LIMIT = 20;
 
-export function createSessionRepository(ctx: StoreContext): SessionRepository {
+/** Session statements that must run inside a caller's write transaction (shared with completeRun). */
+export function sessionStatements(ctx: StoreContext) {
   const { db, exec } = ctx;
 
   const selectActive = (key: string): SessionRecord | undefined => {
@@ -62,6 +63,33 @@ export function createSessionRepository(ctx: StoreContext): SessionRepository {
   const markEnded = (id: string): void => {
     exec.run(db.updateTable("sessions").set({ status: "ended", updated_at: ctx.now() }).where("id", "=", id));
   };
+  /** Ends the parent and starts its child; throws when another session became active for the key meanwhile. */
+  const startChild = (parentId: string, title?: string): SessionRecord => {
+    const parent = selectById(parentId);
+    if (parent === undefined) throw new Error(`session ${parentId} does not exist`);
+    const current = selectActive(parent.key);
+    if (current !== undefined && current.id !== parent.id) {
+      throw new Error(`session ${parentId} is no longer the active session of its key`);
+    }
+    if (parent.status === "active") markEnded(parent.id);
+    return insertActive({
+      key: parent.key,
+      platform: parent.platform,
+      chatId: parent.chatId,
+      chatType: parent.chatType,
+      threadId: parent.threadId,
+      userId: parent.userId,
+      title: title ?? parent.title,
+      parentId: parent.id,
+      model: parent.model,
+    });
+  };
+  return { selectActive, selectById, insertActive, markEnded, startChild };
+}
+
+export function createSessionRepository(ctx: StoreContext): SessionRepository {
+  const { db, exec } = ctx;
+  const { selectActive, selectById, insertActive, markEnded, startChild } = sessionStatements(ctx);
 
   return {
     async getOrCreateActive(input) {
@@ -90,26 +118,7 @@ export function createSessionRepository(ctx: StoreContext): SessionRepository {
     },
 
     async continueAsChild(parentId, title) {
-      return exec.write(() => {
-        const parent = selectById(parentId);
-        if (parent === undefined) throw new Error(`session ${parentId} does not exist`);
-        const current = selectActive(parent.key);
-        if (current !== undefined && current.id !== parent.id) {
-          throw new Error(`session ${parentId} is no longer the active session of its key`);
-        }
-        if (parent.status === "active") markEnded(parent.id);
-        return insertActive({
-          key: parent.key,
-          platform: parent.platform,
-          chatId: parent.chatId,
-          chatType: parent.chatType,
-          threadId: parent.threadId,
-          userId: parent.userId,
-          title: title ?? parent.title,
-          parentId: parent.id,
-          model: parent.model,
-        });
-      });
+      return exec.write(() => startChild(parentId, title));
     },
 
     async setModel(id, model) {

@@ -1,10 +1,12 @@
-import type { AgentCallbacks, ContextCompressor, HermesAgent, HermesAgentResult, Logger } from "@hermes/agent";
+import type { ContextCompressor, HermesAgent, HermesAgentResult, Logger } from "@hermes/agent";
 import type { Message } from "@mariozechner/pi-ai";
 import type { InboundRecord, NewDelivery, Store } from "@hermes/store";
 import { RunAbortedError } from "../queue/types.js";
 import { agentInputFor } from "./agent-input.js";
+import { hookCallbacks } from "./hook-callbacks.js";
 import type { InboundMessage } from "./inbound.js";
 import type { HookPort } from "./ports.js";
+import { guardLease } from "./session-lease-guard.js";
 import { isSharedSession, newSessionFor, type SessionScopeSettings } from "./session-key.js";
 
 export interface SessionLease {
@@ -49,22 +51,43 @@ export function createRunProcessor(options: RunProcessorOptions) {
     if (!record || !(record.status === "queued" || record.status === "running")) return "done";
     const lease = await options.lock.tryAcquire(job.sessionKey, leaseMs);
     if (!lease) return "retry_later";
-    const renewal = setInterval(() => {
-      lease.renew().catch((error: unknown) => options.logger.warn("session lease renewal failed", { sessionKey: job.sessionKey, error: String(error) }));
-    }, Math.max(1_000, Math.floor(leaseMs / 3)));
+    const guard = guardLease(lease, { leaseMs, sessionKey: job.sessionKey, logger: options.logger });
+    const signal = AbortSignal.any([context.signal, guard.lost]);
     try {
       for (;;) {
-        if (context.signal.aborted) break;
+        if (signal.aborted) break;
         const next = await options.store.inbound.claimNext(job.sessionKey);
         if (!next) break;
-        await runOne(next, context.signal);
+        await runOneSafely(next, signal);
       }
     } finally {
-      clearInterval(renewal);
+      guard.stop();
       await lease.release();
     }
     return "done";
   };
+
+  /** Whatever goes wrong, the person gets an answer and the message leaves the queue (unless another worker owns it). */
+  async function runOneSafely(record: InboundRecord, signal: AbortSignal): Promise<void> {
+    try {
+      await runOne(record, signal);
+    } catch (error) {
+      options.logger.error("run failed", { inboundId: record.id, sessionKey: record.sessionKey, error: error instanceof Error ? error.message : String(error) });
+      if (!handedOver(signal)) await failRun(record);
+    }
+  }
+
+  async function failRun(record: InboundRecord): Promise<void> {
+    const message = JSON.parse(record.payload) as InboundMessage;
+    try {
+      const { session } = await options.store.sessions.getOrCreateActive(newSessionFor(message, record.sessionKey ?? ""));
+      const done = await options.store.completeRun({ inboundId: record.id, sessionId: session.id, messages: [], deliveries: [reply(record, message, CRASH_REPLY)], status: "failed" });
+      if (done.ok) return;
+    } catch (error) {
+      options.logger.error("could not record the failed run", { inboundId: record.id, error: error instanceof Error ? error.message : String(error) });
+    }
+    await options.store.inbound.setStatus(record.id, "failed");
+  }
 
   async function runOne(record: InboundRecord, signal: AbortSignal): Promise<void> {
     const message = JSON.parse(record.payload) as InboundMessage;
@@ -73,64 +96,52 @@ export function createRunProcessor(options: RunProcessorOptions) {
     const base = { timestamp: now(), sessionKey: key, platform: message.platform, chatId: message.chat.id, userId: message.user.id, sessionId: session.id };
     await options.hooks.emit({ ...base, type: "agent:start", inboundId: record.id });
 
-    let result: HermesAgentResult;
     const reviewer = options.reviewerFor?.(key);
-    try {
-      const agent = await options.agentFor(session.model).catch((error: unknown) => {
-        if (session.model === undefined) throw error;
-        // A /model override that no longer resolves (key removed, model retired) falls back to the default model.
-        options.logger.warn("model override unusable; using the default model", { model: session.model, error: error instanceof Error ? error.message : String(error) });
-        return options.agentFor(undefined);
-      });
-      const history = await options.store.messages.history(session.id);
-      // The gateway may have created the session already; an empty transcript is what marks a new conversation.
-      if (history.length === 0) await options.onSessionStart?.(session.id);
-      reviewer?.onTurnStart(history.filter((m) => m.role === "user").length + 1);
-      result = await agent.run(agentInputFor(message, isSharedSession(message, options.sessionScope)), {
-        history,
-        sessionId: session.id,
-        signal,
-        chatPlatform: message.platform,
-        caller: { platform: message.platform, userId: message.user.id, chatId: message.chat.id, sessionKey: key },
-        callbacks: hookCallbacks(options.hooks, base, now),
-        compressor: options.compressorFor?.(key),
-      });
-    } catch (error) {
-      options.logger.error("agent run crashed", { sessionKey: key, inboundId: record.id, error: error instanceof Error ? error.message : String(error) });
-      await options.store.completeRun({ inboundId: record.id, sessionId: session.id, messages: [], deliveries: [reply(record, message, CRASH_REPLY)], status: "failed" });
-      await options.hooks.emit({ ...base, timestamp: now(), type: "agent:end", stopReason: "CRASH" });
+    const agent = await options.agentFor(session.model).catch((error: unknown) => {
+      if (session.model === undefined) throw error;
+      // A /model override that no longer resolves (key removed, model retired) falls back to the default model.
+      options.logger.warn("model override unusable; using the default model", { model: session.model, error: error instanceof Error ? error.message : String(error) });
+      return options.agentFor(undefined);
+    });
+    const history = await options.store.messages.history(session.id);
+    // The gateway may have created the session already; an empty transcript is what marks a new conversation.
+    if (history.length === 0) await options.onSessionStart?.(session.id);
+    reviewer?.onTurnStart(history.filter((m) => m.role === "user").length + 1);
+    const result = await agent.run(agentInputFor(message, isSharedSession(message, options.sessionScope)), {
+      history,
+      sessionId: session.id,
+      signal,
+      chatPlatform: message.platform,
+      caller: { platform: message.platform, userId: message.user.id, chatId: message.chat.id, sessionKey: key },
+      callbacks: hookCallbacks(options.hooks, base, now),
+      compressor: options.compressorFor?.(key),
+    });
+
+    if (result.stopReason === "ABORT" && handedOver(signal)) {
+      // Cut short by a shutdown or a lost lease, not by the person: leave the message 'running' so it is answered
+      // after the restart or by the worker that owns the session now.
+      options.logger.info("run interrupted; it will run again", { inboundId: record.id, sessionKey: key });
       return;
     }
+    await finish(record, message, session.id, result, base);
+  }
 
-    if (result.stopReason === "ABORT" && signal.reason instanceof RunAbortedError && signal.reason.abortCause === "shutdown") {
-      // Interrupted by a shutdown, not by the user: leave the message 'running' so it is answered after the restart
-      // (or by another worker) instead of being dropped.
-      options.logger.info("run interrupted by shutdown; it will run again", { inboundId: record.id, sessionKey: key });
-      return;
-    }
-
-    let sessionId = session.id;
-    let messages = result.newMessages;
-    if (result.compacted) {
-      // The transcript was rewritten: keep the original in the parent and continue in a child session.
-      const child = await options.store.sessions.continueAsChild(session.id);
-      sessionId = child.id;
-      messages = result.history;
-      await options.hooks.emit({ ...base, timestamp: now(), type: "session:compress", sessionId: child.id, parentSessionId: session.id });
-    }
-    const aborted = result.stopReason === "ABORT";
-    let replyText = result.text;
-    const compression = options.compressorFor?.(key).status();
-    if (compression?.thrashing && compression.message && !toldThrashing.has(key)) {
-      toldThrashing.add(key);
-      replyText = `${replyText}\n\n(${compression.message})`;
-    } else if (!compression?.thrashing) {
-      toldThrashing.delete(key);
-    }
+  async function finish(
+    record: InboundRecord,
+    message: InboundMessage,
+    sessionId: string,
+    result: HermesAgentResult,
+    base: Record<string, unknown> & { timestamp: number; sessionKey: string },
+  ): Promise<void> {
+    const key = base.sessionKey;
+    const stopped = result.stopReason === "ABORT";
+    // A stopped run keeps nothing of a compression it did: /stop or /new may already have moved the conversation on.
+    const compacted = result.compacted && !stopped;
     const finished = await options.store.completeRun({
       inboundId: record.id,
       sessionId,
-      messages,
+      messages: compacted ? result.history : result.compacted ? [] : result.newMessages,
+      compacted,
       usage: {
         inputTokens: result.usage.input,
         outputTokens: result.usage.output,
@@ -139,14 +150,36 @@ export function createRunProcessor(options: RunProcessorOptions) {
         costUsd: result.usage.costUsd,
       },
       // A stopped run says nothing more: /stop already answered.
-      deliveries: aborted ? [] : [reply(record, message, replyText)],
+      deliveries: stopped ? [] : [reply(record, message, replyText(key, result.text))],
       status: result.stopReason === "API_ERROR" || result.stopReason === "CONTEXT_OVERFLOW" ? "failed" : "answered",
     });
-    if (!finished.ok) options.logger.warn("run result discarded", { reason: finished.reason, inboundId: record.id });
-    // Reflection runs in the background and never delays the reply (which is already in the outbox).
-    if (finished.ok && !aborted) reviewer?.afterRun({ messages: result.history, steps: result.steps, sessionId });
+    if (!finished.ok) {
+      options.logger.warn("run result discarded", { reason: finished.reason, inboundId: record.id });
+      if (finished.reason === "session_changed") await failRun(record);
+      return;
+    }
+    if (compacted) await options.hooks.emit({ ...base, timestamp: now(), type: "session:compress", sessionId: finished.sessionId, parentSessionId: sessionId });
     await options.hooks.emit({ ...base, timestamp: now(), type: "agent:end", stopReason: result.stopReason, steps: result.steps, costUsd: result.usage.costUsd });
+    // Reflection runs in the background and never delays the reply (which is already in the outbox).
+    if (!stopped) options.reviewerFor?.(key)?.afterRun({ messages: result.history, steps: result.steps, sessionId: finished.sessionId });
   }
+
+  function replyText(key: string, text: string): string {
+    const compression = options.compressorFor?.(key).status();
+    if (compression?.thrashing && compression.message && !toldThrashing.has(key)) {
+      toldThrashing.add(key);
+      return `${text}\n\n(${compression.message})`;
+    }
+    if (!compression?.thrashing) toldThrashing.delete(key);
+    return text;
+  }
+}
+
+/** True when the run stopped because this worker no longer owns it (shutdown, lost lease), not because of /stop. */
+function handedOver(signal: AbortSignal): boolean {
+  if (!signal.aborted) return false;
+  const reason: unknown = signal.reason;
+  return !(reason instanceof RunAbortedError && reason.abortCause === "stop");
 }
 
 function reply(record: InboundRecord, message: InboundMessage, text: string): NewDelivery {
@@ -159,32 +192,5 @@ function reply(record: InboundRecord, message: InboundMessage, text: string): Ne
     replyToMessageId: message.chat.type === "dm" ? undefined : message.replyToId ?? message.messageId,
     text,
     kind: "reply",
-  };
-}
-
-/** Bridges the agent's observers to lifecycle hooks; `tool:before` hooks may block a call. */
-function hookCallbacks(hooks: HookPort, base: Record<string, unknown> & { timestamp: number }, now: () => number): AgentCallbacks {
-  return {
-    onStep: async (event) => {
-      await hooks.emit({ ...base, timestamp: now(), type: "agent:step", step: event.step, toolCalls: event.toolCalls.map((c) => c.name), text: event.text });
-    },
-    onToolStart: async (event) => {
-      const outcome = await hooks.emit({ ...base, timestamp: now(), type: "tool:before", step: event.step, toolName: event.toolName, toolCallId: event.toolCallId, arguments: event.arguments });
-      return outcome.blocked ? { block: true, reason: outcome.reason } : undefined;
-    },
-    onToolEnd: async (event) => {
-      await hooks.emit({
-        ...base,
-        timestamp: now(),
-        type: "tool:after",
-        step: event.step,
-        toolName: event.toolName,
-        toolCallId: event.toolCallId,
-        status: event.status,
-        isError: event.result.isError === true,
-        durationMs: event.durationMs,
-        result: event.result.content.slice(0, 2_000),
-      });
-    },
   };
 }

@@ -1,0 +1,108 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { silentLogger, type HermesAgent, type HermesAgentResult } from "@hermes/agent";
+import { openStore, type Store } from "@hermes/store";
+import { InMemorySessionLock } from "../queue/session-lock.js";
+import { createRunProcessor, type SessionLease } from "./run-processor.js";
+import { inbound } from "./testing.js";
+import { DEFAULT_SESSION_SCOPE, sessionKeyFor } from "./session-key.js";
+
+let dir: string;
+let store: Store;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "hermes-proc-"));
+  store = await openStore({ file: path.join(dir, "state.db") });
+});
+afterEach(async () => {
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const hooks = { emit: async () => ({ blocked: false as const }) };
+const message = inbound();
+const key = sessionKeyFor(message, DEFAULT_SESSION_SCOPE);
+
+async function queued(text: string, id: string): Promise<number> {
+  const { record } = await store.inbound.recordIfNew({ platform: "telegram", messageId: id, payload: JSON.stringify({ ...message, messageId: id, text }), sessionKey: key, status: "queued" });
+  return record.id;
+}
+
+function fakeAgent(run: (text: string) => Promise<Partial<HermesAgentResult>>): HermesAgent {
+  return {
+    run: async (input: string) => ({
+      text: "",
+      stopReason: "completed",
+      newMessages: [],
+      history: [],
+      compacted: false,
+      steps: 1,
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, costUsd: 0 },
+      model: { provider: "test", id: "test" },
+      trace: { traceId: "t", name: "agent_run", startTimeMs: 0, endTimeMs: 0, durationMs: 0, spans: [] },
+      ...(await run(input)),
+    }),
+  } as unknown as HermesAgent;
+}
+
+const ok = (text: string): Partial<HermesAgentResult> => ({ text, newMessages: [{ role: "user", content: text, timestamp: 1 }] });
+
+describe("run processor", () => {
+  it("answers a run that crashed with an apology and goes on with the next message", async () => {
+    const first = await queued("boom", "m1");
+    await queued("second", "m2");
+    const process = createRunProcessor({
+      store,
+      lock: new InMemorySessionLock(),
+      agentFor: async () => fakeAgent(async (text) => (text === "boom" ? Promise.reject(new Error("bug")) : ok("answer to second"))),
+      hooks,
+      sessionScope: DEFAULT_SESSION_SCOPE,
+      logger: silentLogger,
+    });
+    expect(await process({ inboundId: first, sessionKey: key }, { signal: new AbortController().signal })).toBe("done");
+    const texts = (await store.deliveries.pending()).map((d) => d.text);
+    expect(texts).toEqual([expect.stringContaining("something went wrong"), "answer to second"]);
+    expect((await store.inbound.get(first))?.status).toBe("failed");
+  });
+
+  it("still answers when finishing the run fails once", async () => {
+    const first = await queued("hello", "m1");
+    let failures = 1;
+    const flaky: Store = {
+      ...store,
+      completeRun: async (input) => {
+        if (failures-- > 0) throw new Error("SQLITE_BUSY");
+        return store.completeRun(input);
+      },
+    };
+    const process = createRunProcessor({ store: flaky, lock: new InMemorySessionLock(), agentFor: async () => fakeAgent(async () => ok("hi")), hooks, sessionScope: DEFAULT_SESSION_SCOPE, logger: silentLogger });
+    await process({ inboundId: first, sessionKey: key }, { signal: new AbortController().signal });
+    expect((await store.deliveries.pending()).map((d) => d.text)).toEqual([expect.stringContaining("something went wrong")]);
+    expect(await store.inbound.unanswered(key)).toBe(0);
+  });
+
+  it("stops and leaves the message to the new owner when its session lease is lost", async () => {
+    const first = await queued("slow", "m1");
+    let renewals = 0;
+    const lease: SessionLease = { renew: async () => (renewals++, false), release: async () => {} };
+    const process = createRunProcessor({
+      store,
+      lock: { tryAcquire: async () => lease },
+      leaseMs: 3_000,
+      agentFor: async () =>
+        fakeAgent(async () => {
+          // Waits like a long model call; the lost lease aborts the run's signal.
+          await new Promise((resolve) => setTimeout(resolve, 1_500));
+          return { stopReason: "ABORT" };
+        }),
+      hooks,
+      sessionScope: DEFAULT_SESSION_SCOPE,
+      logger: silentLogger,
+    });
+    await process({ inboundId: first, sessionKey: key }, { signal: new AbortController().signal });
+    expect(renewals).toBeGreaterThan(0);
+    expect((await store.inbound.get(first))?.status).toBe("running");
+    expect(await store.deliveries.pending()).toEqual([]);
+  });
+});
