@@ -100,6 +100,29 @@ describe("gateway core with a platform adapter", () => {
     expect(h.adapter.sent.map((s) => [s.message.text, s.target.replyToMessageId])).toEqual([["You called?", mention.messageId]]);
   });
 
+  it("/retry in a group answers the last message again", async () => {
+    await start();
+    const group = { chat: { id: "-7", type: "group" as const } };
+    h.llm.enqueue({ kind: "text", text: "first try" }, { kind: "text", text: "second try" });
+    await h.adapter.userSays("@bot what now?", { ...group, mentionedBot: true });
+    await h.gateway.waitIdle("agent:main:telegram:group:-7:7");
+    await h.adapter.userSays("/retry", group);
+    await h.gateway.waitIdle("agent:main:telegram:group:-7:7");
+    expect(h.adapter.texts("-7")).toEqual(["first try", "Retrying your last message…", "second try"]);
+  });
+
+  it("does not show unaddressed group chatter to hooks (no block notice for it)", async () => {
+    await start({ HERMES_BLOCKED_KEYWORDS: "" });
+    process.env.HERMES_BLOCKED_KEYWORDS = "banana";
+    try {
+      await h.adapter.userSays("I like banana bread", { chat: { id: "-8", type: "group" } });
+      await h.gateway.waitIdle("agent:main:telegram:group:-8:7");
+    } finally {
+      delete process.env.HERMES_BLOCKED_KEYWORDS;
+    }
+    expect(h.adapter.sent).toEqual([]);
+  });
+
   it("answers every group message after /respond all", async () => {
     await start();
     const group = { chat: { id: "-6", type: "group" as const } };

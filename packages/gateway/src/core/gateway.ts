@@ -25,11 +25,16 @@ export interface GatewayOptions {
   models: CommandContext["models"];
   checkModel: CommandContext["checkModel"];
   compress: CommandContext["compress"];
+  /** Called for each new (not duplicate) message, e.g. to count it. */
+  onAccepted?: (message: InboundMessage) => void;
   /** Tells the message's adapter it was handled without an agent run (e.g. to remove a "working on it" reaction). */
   markDone?: (message: InboundMessage) => void;
   logger: Logger;
   now?: () => number;
 }
+
+// A message saved but not routed this long ago was dropped by a failure; a redelivery may route it again.
+const STALE_RECEIVED_MS = 30_000;
 
 const BUSY_ACK = "Got it. I'm still answering your previous message; I'll get to this one right after.";
 
@@ -54,10 +59,27 @@ export class Gateway {
       status: "received",
     });
     if (!recorded.created) {
-      this.options.logger.debug("duplicate inbound ignored", { platform: message.platform, messageId: message.messageId });
+      await this.redelivered(recorded.record, message, key);
       return;
     }
+    this.options.onAccepted?.(message);
     await this.route(recorded.record.id, message, key);
+  }
+
+  /**
+   * A platform delivers a message again when we did not acknowledge it, e.g. because routing failed after it was
+   * saved. A duplicate of a message still waiting ("queued") is enqueued again (idempotent); one stuck "received" for
+   * a while is routed again. Anything else is a plain duplicate.
+   */
+  private async redelivered(record: { id: number; status: string; receivedAt: number }, message: InboundMessage, key: string): Promise<void> {
+    if (record.status === "queued") {
+      await this.options.queue.enqueue({ inboundId: record.id, sessionKey: key });
+    } else if (record.status === "received" && this.now() - record.receivedAt > STALE_RECEIVED_MS) {
+      this.options.logger.warn("routing a message that was saved but never routed", { inboundId: record.id });
+      await this.route(record.id, message, key);
+    } else {
+      this.options.logger.debug("duplicate inbound ignored", { platform: message.platform, messageId: message.messageId });
+    }
   }
 
   /** After a restart: routes messages persisted but never routed, and re-enqueues runs that were pending. */
@@ -72,16 +94,6 @@ export class Gateway {
 
   private async route(inboundId: number, message: InboundMessage, key: string): Promise<void> {
     const { store, logger } = this.options;
-    const base = this.eventBase(message, key);
-    const received = await this.options.hooks.emit({ ...base, type: "message:received", text: message.text, messageId: message.messageId });
-    if (received.blocked) {
-      logger.info("message blocked by hook", { hook: received.hook, reason: received.reason, sessionKey: key });
-      await store.inbound.setStatus(inboundId, "ignored");
-      await this.notice(message, `Your message was not processed: ${received.reason}`);
-      this.options.markDone?.(message);
-      return;
-    }
-
     const auth = await this.options.authorize(message);
     if (auth.kind !== "allowed") {
       await store.inbound.setStatus(inboundId, "ignored");
@@ -96,6 +108,15 @@ export class Gateway {
     const known = command !== undefined && findCommand(command.name) !== undefined;
     if (!isAddressed(message, { mode: chatSettings?.mentionMode ?? "mention", isCommand: known || command?.addressedByName === true })) {
       await store.inbound.setStatus(inboundId, "ignored");
+      this.options.markDone?.(message);
+      return;
+    }
+    // Hooks see what the bot is about to act on: authorized and addressed (strangers and chatter never reach them).
+    const received = await this.options.hooks.emit({ ...this.eventBase(message, key), type: "message:received", text: message.text, messageId: message.messageId });
+    if (received.blocked) {
+      logger.info("message blocked by hook", { hook: received.hook, reason: received.reason, sessionKey: key });
+      await store.inbound.setStatus(inboundId, "ignored");
+      await this.notice(message, `Your message was not processed: ${received.reason}`);
       this.options.markDone?.(message);
       return;
     }
@@ -145,7 +166,8 @@ export class Gateway {
         now: this.now,
         models: this.options.models,
         checkModel: this.options.checkModel,
-        resubmit: (text) => this.receive({ ...message, text, messageId: `${message.messageId}:retry:${this.now()}` }),
+        // The retried text is no longer a command, so it carries the command's addressing with it.
+        resubmit: (text) => this.receive({ ...message, text, mentionedBot: true, messageId: `${message.messageId}:retry:${this.now()}` }),
         compress: this.options.compress,
         authorization: via,
         sharedSession: isSharedSession(message, this.options.sessionScope),

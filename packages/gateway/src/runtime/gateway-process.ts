@@ -41,8 +41,6 @@ export interface GatewayProcess {
   stop(options?: { drainMs?: number }): Promise<void>;
 }
 
-const RECOVERABLE = new Set(["received", "queued", "running"]);
-
 /** Builds and starts everything the gateway process runs: store, hooks, queue, delivery, HTTP, adapters. */
 export async function startGatewayProcess(options: GatewayProcessOptions): Promise<{ ok: true; process: GatewayProcess } | { ok: false; issue: ConfigIssue }> {
   const { config, logger } = options;
@@ -99,6 +97,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
 
   const gateway = new Gateway({
     markDone,
+    onAccepted: (message) => metrics.received.inc(1, { platform: message.platform }),
     store,
     queue,
     hooks: hookPort,
@@ -148,17 +147,14 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     );
   }
 
-  const pending = (await store.inbound.recent(1_000)).filter((record) => RECOVERABLE.has(record.status)).reverse();
+  const pending = await store.inbound.unfinished(10_000);
   if (pending.length > 0) logger.info("recovering unfinished messages", { count: pending.length });
   await gateway.recover(pending);
 
   for (const adapter of options.adapters) {
     try {
       await adapter.start({
-        receive: async (message) => {
-          metrics.received.inc(1, { platform: message.platform });
-          await gateway.receive(message);
-        },
+        receive: (message) => gateway.receive(message),
         route: http ? (method, routePath, handler) => http?.route(method, routePath, handler) : undefined,
       });
       logger.info("platform adapter started", { platform: adapter.platform });
