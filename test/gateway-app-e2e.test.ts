@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from "node:fs/promises";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -73,6 +74,21 @@ describe("npm start (the gateway process)", () => {
     expect(exited.code).toBe(2);
     expect(app.stderr()).toContain("HERMES_HTTP_PORT");
     expect(app.stderr()).not.toMatch(/\n\s+at /);
+  });
+
+  it("exits 2 naming HERMES_HTTP_PORT when the port is taken", async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      app = startApp("gateway", { HOME: home, HERMES_HOME: path.join(home, "state"), HERMES_BASE_URL: llm.baseUrl, HERMES_MODEL: "scripted-model", HERMES_HTTP_PORT: String(port) });
+      const exited = await app.exited;
+      expect(exited.code).toBe(2);
+      expect(app.stderr()).toContain("HERMES_HTTP_PORT");
+      expect(app.stderr()).toContain("already in use");
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
   });
 
   it("exits 2 with what to set when no model is configured", async () => {

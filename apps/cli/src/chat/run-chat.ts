@@ -47,18 +47,25 @@ export async function runChat(io: ChatIo): Promise<number> {
   let signalled = false;
   const release = onShutdownSignal(() => {
     signalled = true;
-    void (async () => {
+    (async () => {
       if ((await running?.store.inbound.unanswered(consoleKey)) ?? 0) {
         // The person pressed Ctrl+C: a stop, not a crash, so the message is not answered again on the next start.
         await running?.interrupt(consoleKey);
         io.output.write("Stopped.\n");
       }
       await adapter.stop();
-    })();
+    })().catch((error: unknown) => {
+      io.errors.write(`error while stopping: ${error instanceof Error ? error.message : String(error)}\n`);
+      void adapter.stop();
+    });
   });
   await adapter.finished;
   release();
   // Interrupted: don't wait for answers in progress (they are re-run on the next start).
   await running.stop({ drainMs: signalled ? 0 : 10_000 });
+  if (adapter.failure) {
+    io.errors.write(`hermes chat: a message could not be processed: ${adapter.failure.message}\n`);
+    return 1;
+  }
   return signalled ? 130 : 0;
 }

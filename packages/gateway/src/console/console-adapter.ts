@@ -24,6 +24,8 @@ export class ConsoleAdapter implements PlatformAdapter {
   readonly platform = "console";
   readonly textLimit = 1_000_000;
   readonly finished: Promise<void>;
+  /** Why intake stopped early (a message could not be handed to the gateway); undefined after normal end of input. */
+  failure: Error | undefined;
   private resolveFinished!: () => void;
   private lines: readline.Interface | undefined;
   private counter = 0;
@@ -56,7 +58,10 @@ export class ConsoleAdapter implements PlatformAdapter {
         this.prompt();
       }
       this.resolveFinished();
-    })().catch(() => this.resolveFinished());
+    })().catch((error: unknown) => {
+      this.failure = error instanceof Error ? error : new Error(String(error));
+      this.resolveFinished();
+    });
   }
 
   async stop(): Promise<void> {
@@ -65,7 +70,8 @@ export class ConsoleAdapter implements PlatformAdapter {
   }
 
   async send(_target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
-    const text = message.text.replace(/\s+$/, "");
+    // Model text may quote fetched pages: terminal control sequences (title, clipboard, hidden text) are removed.
+    const text = stripControlCharacters(message.text).replace(/\s+$/, "");
     this.options.output.write(this.options.interactive ? `\rhermes › ${text}\n` : `${text}\n`);
     return { ok: true, messageId: String(this.now()) };
   }
@@ -90,6 +96,10 @@ export class ConsoleAdapter implements PlatformAdapter {
       timestamp: this.now(),
     };
   }
+}
+
+function stripControlCharacters(text: string): string {
+  return text.replace(/\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
 }
 
 function safeUserName(): string {

@@ -127,6 +127,18 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   });
   delivery.start(1_000);
 
+  /** Everything but the adapters, in dependency order: runs, replies, HTTP, hooks, agents, the database. */
+  const releaseAll = async (drainMs: number): Promise<void> => {
+    await queue.close({ drainMs });
+    await delivery.flush();
+    await delivery.stop();
+    typing.stopAll();
+    await http?.stop();
+    unwatchHooks();
+    await pool?.shutdown();
+    await store.close();
+  };
+
   let http: GatewayHttpServer | undefined;
   let httpAddress: { host: string; port: number } | undefined;
   let stopping = false;
@@ -147,6 +159,18 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     );
   }
 
+  // Bound before anything starts so a port in use is a clear configuration error, not a half-started gateway.
+  if (http) {
+    try {
+      httpAddress = await http.start();
+    } catch (error) {
+      await releaseAll(0);
+      const code = (error as NodeJS.ErrnoException).code;
+      const why = code === "EADDRINUSE" ? "is already in use" : code === "EACCES" ? "needs privileges this process does not have" : `cannot be opened (${error instanceof Error ? error.message : String(error)})`;
+      return { ok: false, issue: { setting: "HERMES_HTTP_PORT", message: `${config.http.host}:${config.http.port} ${why}` } };
+    }
+  }
+
   const pending = await store.inbound.unfinished(10_000);
   if (pending.length > 0) logger.info("recovering unfinished messages", { count: pending.length });
   await gateway.recover(pending);
@@ -162,7 +186,6 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
       logger.error("platform adapter failed to start", { platform: adapter.platform, error: error instanceof Error ? error.message : String(error) });
     }
   }
-  if (http) httpAddress = await http.start();
   await hooks.emit({ type: "gateway:startup", timestamp: Date.now(), platforms: [...adapters.keys()] });
 
   const running: GatewayProcess = {
@@ -187,14 +210,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
       stopping = true;
       await hooks.emit({ type: "gateway:shutdown", timestamp: Date.now() });
       await Promise.all(options.adapters.map((adapter) => adapter.stop().catch(() => undefined)));
-      await queue.close({ drainMs: stopOptions?.drainMs ?? 10_000 });
-      await delivery.flush();
-      await delivery.stop();
-      typing.stopAll();
-      await http?.stop();
-      unwatchHooks();
-      await pool?.shutdown();
-      await store.close();
+      await releaseAll(stopOptions?.drainMs ?? 10_000);
     },
   };
   return { ok: true, process: running };
