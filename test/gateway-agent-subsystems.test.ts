@@ -87,4 +87,33 @@ describe("agent subsystems through the gateway", () => {
     expect(memory).toContain("publication date");
     expect(h.llm.requests).toHaveLength(2);
   });
+
+  it("/compress summarises the conversation in the background and continues in a child session", async () => {
+    // A small window, so five long answers leave a middle to summarise outside the protected recent tail.
+    h = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7", HERMES_REFLECTION: "off", HERMES_CONTEXT_WINDOW: "6000", HERMES_COMPRESSION_AT: "95" });
+    const long = "x".repeat(2_000);
+    h.llm.enqueue(
+      { kind: "text", text: `Answer one ${long}` },
+      { kind: "text", text: `Answer two ${long}` },
+      { kind: "text", text: `Answer three ${long}` },
+      { kind: "text", text: `Answer four ${long}` },
+      { kind: "text", text: `Answer five ${long}` },
+      { kind: "text", text: "## Goal\nPlan the Lisbon trip.\n## Progress\nThree questions answered." },
+      { kind: "text", text: "Continuing." },
+    );
+    for (const q of ["Plan my Lisbon trip", "What about hotels?", "And restaurants?", "Museums?", "Day trips?"]) {
+      await h.adapter.userSays(q);
+      await h.gateway.waitIdle(DM_KEY);
+    }
+    const before = await h.gateway.store.sessions.active(DM_KEY);
+    await h.adapter.userSays("/compress");
+    const done = await eventually(async () => h.adapter.texts().find((t) => t.startsWith("Done:")));
+    expect(done).toMatch(/Done: I summarised the earlier messages/);
+    expect(h.adapter.texts()).toContain("Compressing the conversation…");
+    const after = await h.gateway.store.sessions.active(DM_KEY);
+    expect(after?.parentId).toBe(before?.id);
+    await h.adapter.userSays("Next step?");
+    await h.gateway.waitIdle(DM_KEY);
+    expect(JSON.stringify(h.llm.requests.at(-1)?.messages)).toContain("Plan the Lisbon trip.");
+  });
 });

@@ -42,6 +42,8 @@ async function main(): Promise<number> {
   }
   const pool = built.pool;
   const lockConnection = new Redis(config.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false });
+  // Without a listener ioredis reports connection errors as unhandled; they are logged and retried instead.
+  lockConnection.on("error", (error: Error) => logger.warn("redis connection error (session locks)", { error: error.message }));
   const host = new BullMqWorkerHost({
     redisUrl: config.redisUrl,
     concurrency: config.workers,

@@ -25,7 +25,11 @@ import {
 import { sessionSearchTool, type Store } from "@hermes/store";
 import type { ConfigIssue } from "../config/errors.js";
 import type { GatewayConfig } from "../config/gateway-config.js";
+import { BoundedMap, resolveModelName } from "./model-names.js";
 import { SESSION_SEARCH_TOOL } from "./tool-names.js";
+
+const MAX_MODEL_AGENTS = 16;
+const MAX_CONVERSATIONS = 2_000;
 
 export const NO_MODEL_MESSAGE = [
   "No model is configured, so there is nobody to answer. Set one of:",
@@ -79,13 +83,12 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
   await memory.initialize();
 
   const resolveOverride = (name: string): ModelBinding | string => {
-    const resolved = config.model?.baseUrl && !name.includes("/")
-      ? resolveModel({ model: name, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey, contextWindow: config.model.contextWindow }, config.providerKeys)
-      : resolveModel({ model: name }, config.providerKeys);
+    const resolved = resolveModelName(config, name);
     return resolved.ok ? resolved.binding : resolved.error;
   };
 
-  const agents = new Map<string, Promise<HermesAgent>>();
+  // Agents per /model name: bounded, since any resolvable name creates one.
+  const agents = new BoundedMap<string, Promise<HermesAgent>>(MAX_MODEL_AGENTS);
   const build = async (binding: ModelBinding): Promise<HermesAgent> => {
     const registry = new ToolRegistry({ logger: deps.logger });
     const enabled = new Set(config.tools);
@@ -117,8 +120,9 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
     });
   };
 
-  const compressors = new Map<string, ContextCompressor>();
-  const reviewers = new Map<string, BackgroundReviewer>();
+  // Per-conversation state, bounded so it does not grow with every chat the bot has ever seen.
+  const compressors = new BoundedMap<string, ContextCompressor>(MAX_CONVERSATIONS);
+  const reviewers = new BoundedMap<string, BackgroundReviewer>(MAX_CONVERSATIONS);
   const frameworks = config.reflection.enabled
     ? await loadFrameworks([bundledFrameworksDir(), path.join(config.home, "frameworks")], { logger: deps.logger })
     : [];
@@ -171,12 +175,12 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
           tracer: deps.tracer,
           logger: deps.logger.child({ sessionKey }),
         });
-        reviewers.set(sessionKey, reviewer);
+        void reviewers.set(sessionKey, reviewer)?.shutdown();
       }
       return reviewer;
     },
     shutdown: async () => {
-      await Promise.all([...reviewers.values()].map((reviewer) => reviewer.shutdown()));
+      await Promise.all(reviewers.values().map((reviewer) => reviewer.shutdown()));
       await memory.shutdown();
     },
   };

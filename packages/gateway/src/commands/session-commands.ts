@@ -98,7 +98,12 @@ export const sessionCommands: CommandDefinition[] = [
     run: async (context) => {
       const refusal = await refuseWhileBusy(context, "compress the conversation");
       if (refusal) return refusal;
-      return context.compress(context.sessionKey);
+      // A summary takes a model call: it runs in the background so message intake is not held up meanwhile.
+      void context
+        .compress(context.sessionKey)
+        .catch((error: unknown) => `Compression failed: ${error instanceof Error ? error.message : String(error)}`)
+        .then((text) => context.followUp(text));
+      return "Compressing the conversation…";
     },
   },
 ];

@@ -18,6 +18,8 @@ export interface CommandContext {
   resubmit(text: string): Promise<void>;
   /** Compresses the session's transcript now; returns a sentence for the user. */
   compress(sessionKey: string): Promise<string>;
+  /** Sends another message to the same chat later (for work that continues after the command's first answer). */
+  followUp(text: string): Promise<void>;
   /** How the current user is authorized, for /whoami. */
   authorization: "allowlist" | "paired" | "console";
   /** Whether several people share this session (their messages carry a [sender] prefix). */

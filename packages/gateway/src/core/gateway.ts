@@ -169,6 +169,7 @@ export class Gateway {
         // The retried text is no longer a command, so it carries the command's addressing with it.
         resubmit: (text) => this.receive({ ...message, text, mentionedBot: true, messageId: `${message.messageId}:retry:${this.now()}` }),
         compress: this.options.compress,
+        followUp: (text) => this.notice(message, text),
         authorization: via,
         sharedSession: isSharedSession(message, this.options.sessionScope),
       });

@@ -1,5 +1,6 @@
 import path from "node:path";
-import { resolveModel, type Logger, type MetricsRegistry } from "@hermes/agent";
+import type { Logger, MetricsRegistry } from "@hermes/agent";
+import { resolveModelName } from "../agent/model-names.js";
 import { tryOpenStore, type DeliveryRecord, type Store } from "@hermes/store";
 import { authorize } from "../auth/authorize.js";
 import { isAllowlisted } from "../auth/allowlist.js";
@@ -108,9 +109,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     botName: () => config.botName,
     models: { primary: config.model?.model ?? "(set on the workers)", fallback: config.fallback?.model },
     checkModel: (name) => {
-      const resolved = config.model?.baseUrl && !name.includes("/")
-        ? resolveModel({ model: name, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey }, config.providerKeys)
-        : resolveModel({ model: name }, config.providerKeys);
+      const resolved = resolveModelName(config, name);
       return resolved.ok ? undefined : resolved.error;
     },
     compress: (key) => (pool ? compressSessionNow(store, pool, key, hookPort) : Promise.resolve("Compression runs on the workers; it happens automatically when the conversation gets long.")),
