@@ -237,4 +237,20 @@ describe("agent over the real pi-ai HTTP path", () => {
     expect(text).toMatch(/hermes_agent_iterations_total 2/);
     expect(text).toMatch(/hermes_agent_duration_count 1/);
   });
+
+  it("cuts off a stream that goes quiet and retries it as a timeout", async () => {
+    const a = await agent({ retry: { streamIdleMs: 200 } });
+    server.enqueue({ kind: "hang", afterText: "partial" }, { kind: "text", text: "second try" });
+    const result = await a.run("hello");
+    expect(result.text).toBe("second try");
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("stops for time inside a step when the wall-time budget runs out", async () => {
+    const a = await agent({ budget: { maxWallTimeMs: 300 } });
+    server.enqueue({ kind: "hang" });
+    const result = await a.run("hello");
+    expect(result.stopReason).toBe("WALL_TIME_EXCEEDED");
+    expect(result.text).toMatch(/ran out of time/);
+  });
 });

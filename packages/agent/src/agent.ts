@@ -110,6 +110,8 @@ export class HermesAgent {
     const deltas = scrubbedDeltas(callbacks.onTextDelta);
 
     const budget = new BudgetTracker(this.config.budget, this.now);
+    // Enforced inside steps too (model calls, backoff waits, tools), not only between them.
+    const deadline = AbortSignal.timeout(budget.limits.maxWallTimeMs);
     const outcome = await runAgentLoop(prior, userMessage, {
       state,
       fallback: this.config.fallbackModel,
@@ -120,7 +122,8 @@ export class HermesAgent {
       logger,
       callbacks: { ...callbacks, onTextDelta: deltas.onTextDelta },
       ephemeralContext: recalled.trim() === "" ? undefined : recalled,
-      signal,
+      signal: AbortSignal.any([signal, deadline]),
+      deadline,
       sessionId,
       caller: options.caller,
       sleep: this.config.sleep ?? abortableSleep,

@@ -8,7 +8,7 @@ export interface LoopBudget {
   /** LLM calls that may produce tool calls; one step = one model response plus its tool executions. */
   maxSteps: number;
   maxWallTimeMs: number;
-  /** Attempts for one model call, counting retries and the switch to a fallback model. */
+  /** Attempts for one model call on one model, counting retries (the fallback model, if switched to, gets as many). */
   maxModelAttempts: number;
   /** How often the model may repeat an identical call (same tool, same arguments) after it failed. */
   maxToolRetriesPerCall: number;

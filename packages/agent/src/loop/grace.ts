@@ -27,6 +27,9 @@ export async function runGraceCall(
   );
   deps.cost.add(message.usage, { provider: deps.state.binding.model.provider, id: deps.state.binding.model.id });
   deps.metrics?.llmCalls.inc(1, { provider: deps.state.binding.model.provider, model: deps.state.binding.model.id });
+  deps.metrics?.tokensInput.inc(message.usage.input);
+  deps.metrics?.tokensOutput.inc(message.usage.output);
+  deps.metrics?.cost.inc(message.usage.cost.total);
   const text = message.stopReason === "error" || message.stopReason === "aborted" ? "" : assistantText(message);
   if (text.length > 0) {
     span.end();

@@ -10,6 +10,8 @@ export interface ModelBinding {
   maxTokens?: number;
 }
 
+const DEFAULT_STREAM_IDLE_MS = 120_000;
+
 export interface ModelCallResult {
   message: AssistantMessage;
   /** The HTTP response that ended the call, when the provider spoke HTTP (status, Retry-After, …). */
@@ -23,13 +25,22 @@ export interface ModelCallResult {
 export async function callModel(
   binding: ModelBinding,
   context: Context,
-  options: { signal: AbortSignal; sessionId?: string; onTextDelta?: (delta: string) => void; timeoutMs?: number },
+  options: { signal: AbortSignal; sessionId?: string; onTextDelta?: (delta: string) => void; timeoutMs?: number; idleTimeoutMs?: number },
 ): Promise<ModelCallResult> {
+  // The SDK's request timeout ends once headers arrive; a stream that then goes quiet is cut off here.
+  const idleMs = options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_MS;
+  const idle = new AbortController();
+  let idleTimer = setTimeout(() => idle.abort(), idleMs);
+  const stillAlive = (): void => {
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => idle.abort(), idleMs);
+  };
+  const signal = AbortSignal.any([options.signal, idle.signal]);
   const { value, response } = await withResponseCapture(async () => {
     try {
       const events = stream(binding.model, context, {
         apiKey: binding.apiKey,
-        signal: options.signal,
+        signal,
         sessionId: options.sessionId,
         maxRetries: 0,
         temperature: binding.temperature,
@@ -37,14 +48,21 @@ export async function callModel(
         timeoutMs: options.timeoutMs,
       });
       for await (const event of events) {
+        stillAlive();
         if (event.type === "text_delta") options.onTextDelta?.(event.delta);
       }
       return await events.result();
     } catch (error) {
       // A provider adapter that throws synchronously (e.g. a missing key) is still a provider failure, not a bug here.
       return failedMessage(binding.model, error instanceof Error ? error.message : String(error), options.signal.aborted);
+    } finally {
+      clearTimeout(idleTimer);
     }
   });
+  if (idle.signal.aborted && !options.signal.aborted) {
+    // Classified as a timeout (retryable), not as the caller's abort.
+    return { message: failedMessage(binding.model, `Request timed out: no data from the provider for ${Math.round(idleMs / 1000)} s.`, false), response };
+  }
   return { message: value, response };
 }
 

@@ -12,8 +12,10 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** A provider asking us to wait longer than this is treated as exhausted (fallback or error) instead of waited on. */
   maxRetryAfterMs: number;
-  /** Per-request timeout handed to the provider SDK. */
+  /** Per-request timeout handed to the provider SDK (until the response starts). */
   requestTimeoutMs: number;
+  /** A streaming response that sends nothing for this long is cut off and retried as a timeout. */
+  streamIdleMs: number;
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
@@ -21,6 +23,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxDelayMs: 30_000,
   maxRetryAfterMs: 120_000,
   requestTimeoutMs: 300_000,
+  streamIdleMs: 120_000,
 };
 
 /** Rewrites the transcript to fit the context window; null when it could not. Supplied by the memory/compression layer. */
@@ -82,6 +85,7 @@ export async function callWithRecovery(
       signal: deps.signal,
       sessionId: deps.sessionId,
       timeoutMs: deps.retry.requestTimeoutMs,
+      idleTimeoutMs: deps.retry.streamIdleMs,
       onTextDelta: (delta) => invokeSafelySync(deps.logger, "onTextDelta", deps.callbacks.onTextDelta && (() => deps.callbacks.onTextDelta?.(delta, { step: deps.step }))),
     });
     deps.onAttempt(message, state.binding);

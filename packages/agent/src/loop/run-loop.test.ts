@@ -274,4 +274,38 @@ describe("agent loop on the faux provider", () => {
     expect(result.history.map((m) => m.role)).toEqual(["user", "user", "assistant"]);
     expect(result.trace.spans.map((sp) => sp.name)).toContain("context_compression");
   });
+
+  it("gives up with a readable message when the model answers empty twice", async () => {
+    const agent = await fx.make();
+    fx.faux.setResponses([fauxAssistantMessage([]), fauxAssistantMessage([]), fauxAssistantMessage("never")]);
+    const result = await agent.run("hi");
+    expect(result.stopReason).toBe("API_ERROR");
+    expect(result.text).toMatch(/empty answer twice/);
+    expect(fx.faux.getPendingResponseCount()).toBe(1);
+  });
+
+  it("keeps the user's message in newMessages when repair drops a failed earlier reply", async () => {
+    const agent = await fx.make();
+    fx.faux.setResponses([fauxAssistantMessage("hello back")]);
+    const failed = fauxAssistantMessage([], { stopReason: "error", errorMessage: "500" });
+    const result = await agent.run("second", { history: [{ role: "user", content: "first", timestamp: 1 }, failed] });
+    expect(result.newMessages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(JSON.stringify(result.newMessages[0])).toContain("second");
+  });
+
+  it("turns a tool that returns a malformed result into a tool error", async () => {
+    const broken = defineTool({
+      name: "broken",
+      description: "returns nothing",
+      parameters: Type.Object({}),
+      toolset: "test",
+      concurrency: "parallel-safe",
+      handler: async () => undefined as unknown as { content: string },
+    });
+    const agent = await fx.make({ tools: registryWith(broken) });
+    fx.faux.setResponses([fauxAssistantMessage([fauxToolCall("broken", {})], { stopReason: "toolUse" }), fauxAssistantMessage("coped")]);
+    const result = await agent.run("go");
+    expect(result.text).toBe("coped");
+    expect(resultText(toolResults(result.newMessages)[0] as ToolResultMessage)).toMatch(/invalid result/);
+  });
 });

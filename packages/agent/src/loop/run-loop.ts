@@ -27,7 +27,10 @@ export interface LoopDeps {
   retry: RetryPolicy;
   logger: Logger;
   callbacks: AgentCallbacks;
+  /** The run's signal: the caller's abort combined with the wall-time deadline. */
   signal: AbortSignal;
+  /** Fires when the wall-time budget is used up (a stop for time, not the caller's abort). */
+  deadline?: AbortSignal;
   sessionId: string;
   caller?: RunCaller;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -77,13 +80,17 @@ export async function runAgentLoop(prior: readonly Message[], input: UserMessage
   };
   const outcome = (stopReason: RunStopReason, text: string, error?: ClassifiedError): LoopOutcome =>
     ({ text, stopReason, history, newFrom, compacted, error });
+  const outOfTime = (): LoopOutcome => {
+    const minutes = Math.max(1, Math.round(deps.budget.limits.maxWallTimeMs / 60_000));
+    return outcome("WALL_TIME_EXCEEDED", `I ran out of time for this request (limit ${minutes} min) before finishing. Ask me to continue if you want me to pick up where I stopped.`);
+  };
+  // The deadline aborts the same signal as a stop does; which one fired decides what the person is told.
+  const stopped = (): LoopOutcome => (deps.deadline?.aborted ? outOfTime() : outcome("ABORT", "Stopped."));
+  let emptyReplies = 0;
 
   for (;;) {
-    if (deps.signal.aborted) return outcome("ABORT", "Stopped.");
-    if (deps.budget.wallTimeExceeded()) {
-      const minutes = Math.round(deps.budget.limits.maxWallTimeMs / 60_000);
-      return outcome("WALL_TIME_EXCEEDED", `I ran out of time for this request (limit ${minutes} min) before finishing. Ask me to continue if you want me to pick up where I stopped.`);
-    }
+    if (deps.signal.aborted) return stopped();
+    if (deps.budget.wallTimeExceeded()) return outOfTime();
     if (deps.budget.stepsExhausted()) {
       const grace = await runGraceCall(history, deps);
       if (grace.message) history = [...history, grace.message];
@@ -97,6 +104,8 @@ export async function runAgentLoop(prior: readonly Message[], input: UserMessage
       deps.logger.info("history repaired before model call", { repairs: repaired.notes.map((n) => n.kind) });
       notify(deps, { kind: "history_repair", message: `Repaired ${repaired.notes.length} protocol problem(s) in the transcript.`, details: { notes: repaired.notes } });
       history = repaired.messages;
+      // Repairs may drop or add earlier messages; this run's part still starts at its own input.
+      if (!compacted) newFrom = Math.max(0, history.indexOf(input));
     }
     if (deps.compressor?.shouldCompress(history, deps.systemPrompt) && deps.budget.tryConsumeCompaction()) {
       const done = await compressProactively(deps.compressor, history, deps);
@@ -105,7 +114,7 @@ export async function runAgentLoop(prior: readonly Message[], input: UserMessage
         newFrom = 0;
         compacted = true;
       }
-      if (deps.signal.aborted) return outcome("ABORT", "Stopped.");
+      if (deps.signal.aborted) return stopped();
     }
 
     const call = await callWithRecovery(deps.state, history, buildContext, {
@@ -115,7 +124,7 @@ export async function runAgentLoop(prior: readonly Message[], input: UserMessage
       onAttempt: (message, binding) => recordAttempt(deps, message, binding),
     });
     nudge = undefined;
-    if (!call.ok && call.code === "ABORT") return outcome("ABORT", "Stopped.");
+    if (!call.ok && call.code === "ABORT") return stopped();
     if (call.compacted) {
       history = call.messages;
       newFrom = 0;
@@ -130,10 +139,14 @@ export async function runAgentLoop(prior: readonly Message[], input: UserMessage
     if (toolCalls.length === 0 && text.length === 0) {
       notify(deps, { kind: "empty_response", message: "The model returned an empty reply; asking again." });
       deps.logger.warn("empty model reply", { step, stopReason: message.stopReason });
+      emptyReplies += 1;
+      // Asked again once; a model that keeps answering nothing would otherwise burn the whole step budget.
+      if (emptyReplies > 1) return outcome("API_ERROR", "The model returned an empty answer twice, so I have nothing to tell you. Please rephrase or try again.");
       if (deps.budget.stepsExhausted()) continue;
       nudge = EMPTY_REPLY_NUDGE;
       continue;
     }
+    emptyReplies = 0;
     history = [...history, message];
     if (toolCalls.length === 0) {
       await stepDone(deps, step, text, [], message);
@@ -155,8 +168,10 @@ export async function runAgentLoop(prior: readonly Message[], input: UserMessage
       now: deps.now,
     });
     for (const result of executed) {
-      deps.metrics?.toolCalls.inc(1, { tool: result.call.name });
-      if (result.message.isError) deps.metrics?.toolErrors.inc(1, { tool: result.call.name });
+      // Names the model invented must not become metric labels (unbounded series).
+      const tool = result.status === "unknown_tool" ? "unknown" : result.call.name;
+      deps.metrics?.toolCalls.inc(1, { tool });
+      if (result.message.isError) deps.metrics?.toolErrors.inc(1, { tool });
     }
     history = [...history, ...executed.map((result) => result.message)];
     await stepDone(deps, step, text, toolCalls, message);

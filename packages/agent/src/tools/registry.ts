@@ -64,6 +64,8 @@ export class ToolRegistry {
       const message = error instanceof Error ? error.message : String(error);
       const key = `${tool.name}:${message}`;
       if (!this.reportedCheckErrors.has(key)) {
+        // Varying error texts must not grow the set forever; forgetting means an occasional repeated log line.
+        if (this.reportedCheckErrors.size >= 1_000) this.reportedCheckErrors.clear();
         this.reportedCheckErrors.add(key);
         this.logger.warn("tool availability check failed; tool hidden from the model", { tool: tool.name, error: message });
       }

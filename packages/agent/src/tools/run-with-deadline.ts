@@ -56,8 +56,20 @@ export async function runWithDeadline(
     Promise.resolve()
       .then(() => tool.handler(args, context))
       .then(
-        (result) => finish(timedOut ? { kind: "timeout", timeoutMs: options.timeoutMs } : { kind: "done", result }),
+        (result) =>
+          finish(
+            timedOut
+              ? { kind: "timeout", timeoutMs: options.timeoutMs }
+              : isToolResult(result)
+                ? { kind: "done", result }
+                : { kind: "threw", error: "the tool returned an invalid result (expected { content: string })" },
+          ),
         (error: unknown) => finish({ kind: "threw", error: error instanceof Error ? error.message : String(error) }),
       );
   });
+}
+
+// Plugins (memory providers, embedders) supply handlers too: a malformed result must not crash the run.
+function isToolResult(value: unknown): value is ToolResult {
+  return typeof value === "object" && value !== null && typeof (value as { content?: unknown }).content === "string";
 }
