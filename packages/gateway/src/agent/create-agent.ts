@@ -77,6 +77,9 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
   }
   await Promise.all([config.paths.workspace, config.paths.sessions, config.paths.logs, config.paths.memory, config.paths.skills].map((dir) => mkdir(dir, { recursive: true })));
 
+  if (config.tools.includes("terminal")) {
+    deps.logger.warn("the terminal tool is enabled: commands run as this process's user and are not sandboxed; allow only trusted users");
+  }
   const memory = new MemoryManager({ memoryDir: config.paths.memory, logger: deps.logger });
   const plugins = await discoverMemoryProviders({ dirs: [userMemoryProvidersDir(config.home)], context: memory.context, logger: deps.logger });
   for (const provider of plugins.providers) memory.addProvider(provider);
