@@ -55,3 +55,26 @@ describe("compileGlob", () => {
     expect(compiled.ok ? "" : compiled.error).toContain("unclosed");
   });
 });
+
+describe("compileGlob on hostile globs", () => {
+  it("answers at once for globs that make a backtracking matcher explode", () => {
+    const name = "a".repeat(5_000);
+    expect(matcher(`${"*a".repeat(40)}*b`)(name)).toBe(false);
+    expect(matcher(`${"*a".repeat(40)}*`)(name)).toBe(true);
+    expect(matcher(`${"**/a".repeat(30)}/b`)(Array.from({ length: 400 }, () => "a").join("/"))).toBe(false);
+    expect(matcher(`{${"*a,".repeat(50)}x}{${"*a,".repeat(50)}y}`)(`${name}`)).toBe(true);
+  });
+
+  it("treats runs of stars like one * or **", () => {
+    expect(matcher("src/***.ts")("src/deep/a.ts")).toBe(true);
+    expect(matcher("src/**/*.ts")("src/a.ts")).toBe(true);
+    expect(matcher("a*?*b")("a-b")).toBe(true);
+    expect(matcher("a*?*b")("ab")).toBe(false);
+    expect(matcher("a*/*b")("ax/yb")).toBe(true);
+  });
+
+  it("matches characters outside the basic plane as one character", () => {
+    expect(matcher("?.txt")("😀.txt")).toBe(true);
+    expect(matcher("😀*")("😀note")).toBe(true);
+  });
+});

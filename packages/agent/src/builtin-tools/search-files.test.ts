@@ -1,10 +1,13 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { Worker } from "node:worker_threads";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../observability/logger.js";
 import type { ToolContext } from "../tools/types.js";
 import { searchFilesTool } from "./search-files.js";
+import { startSearchWorker } from "./search-files-runner.js";
+import type { SearchJob } from "./search-files-scan.js";
 import { createWorkspace, type Workspace } from "./workspace.js";
 
 let base: string;
@@ -156,5 +159,126 @@ describe("search_files", () => {
     const result = await search({ pattern: "x", path: "nowhere" });
     expect(result.isError).toBe(true);
     expect(result.content).toBe("nowhere does not exist.");
+  });
+});
+
+describe("search_files with a pattern that backtracks for minutes", () => {
+  const CATASTROPHIC = "^(a+)+$";
+
+  /** Sorted first, so its hit is reported before the worker reaches the line that backtracks. */
+  async function putHitThenTrap(): Promise<void> {
+    await put("trap/1-hit.txt", "aaaa\n");
+    await put("trap/2-evil.txt", `${"a".repeat(32)}!\n`);
+  }
+
+  interface WatchedWorkers {
+    startWorker: (job: SearchJob) => Worker;
+    started: Worker[];
+    exits: number[];
+    onFirstProgress: (listener: () => void) => void;
+  }
+
+  /** Starts real search workers and watches them, so a test can see their progress and check that they exited. */
+  function watchedWorkers(): WatchedWorkers {
+    const started: Worker[] = [];
+    const exits: number[] = [];
+    let progressListener: (() => void) | undefined;
+    return {
+      started,
+      exits,
+      onFirstProgress: (listener) => {
+        progressListener = listener;
+      },
+      startWorker: (job) => {
+        const worker = startSearchWorker(job);
+        worker.on("exit", (code: number) => exits.push(code));
+        worker.on("message", (message: { kind: string }) => {
+          if (message.kind !== "progress") return;
+          progressListener?.();
+          progressListener = undefined;
+        });
+        started.push(worker);
+        return worker;
+      },
+    };
+  }
+
+  it("stops at its own time limit with an error value while the event loop keeps running", async () => {
+    await putHitThenTrap();
+    const workers = watchedWorkers();
+    const tool = searchFilesTool(ws, { timeLimitMs: 1_000, startWorker: workers.startWorker });
+    let ticks = 0;
+    const ticker = setInterval(() => {
+      ticks += 1;
+    }, 1);
+    try {
+      const result = await tool.handler({ pattern: CATASTROPHIC, path: "trap" }, contextWith());
+      expect(ticks).toBeGreaterThan(0);
+      expect(result.isError).toBe(true);
+      expect(result.content).toContain("search stopped: the pattern took too long — simplify the regex");
+      expect(result.details).toMatchObject({ stopped: "time-limit" });
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(workers.started).toHaveLength(1);
+    expect(workers.exits).toHaveLength(1);
+    expect(workers.started[0]?.threadId).toBe(-1);
+  });
+
+  it("terminates the search worker when the call's signal aborts mid-match", async () => {
+    await putHitThenTrap();
+    const workers = watchedWorkers();
+    const tool = searchFilesTool(ws, { startWorker: workers.startWorker });
+    const controller = new AbortController();
+    // The abort comes from a timer that only a free main thread can run, after the worker has moved on to the trap.
+    let ticksWhileMatching = 0;
+    let ticker: NodeJS.Timeout | undefined;
+    workers.onFirstProgress(() => {
+      ticker = setInterval(() => {
+        ticksWhileMatching += 1;
+        if (ticksWhileMatching === 3) controller.abort(new Error("timed out"));
+      }, 10);
+    });
+    try {
+      const result = await tool.handler({ pattern: CATASTROPHIC, path: "trap" }, contextWith(controller.signal));
+      expect(ticksWhileMatching).toBe(3);
+      expect(result.isError).toBe(true);
+      expect(result.content).toContain("search stopped: the pattern took too long — simplify the regex");
+      expect(result.content).toContain("1 files scanned, 1 matches found so far");
+      expect(result.details).toMatchObject({ stopped: "aborted", matches: 1, filesScanned: 1 });
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(workers.exits).toHaveLength(1);
+    expect(workers.started[0]?.threadId).toBe(-1);
+  });
+
+  it("leaves no worker behind after a normal search", async () => {
+    const workers = watchedWorkers();
+    const result = await searchFilesTool(ws, { startWorker: workers.startWorker }).handler(
+      { pattern: "router", path: "src/router.ts" },
+      contextWith(),
+    );
+    expect(result.content).toBe("src/router.ts:1: export class Router {");
+    expect(workers.exits).toHaveLength(1);
+    expect(workers.started[0]?.threadId).toBe(-1);
+  });
+
+  it("matches very long lines on their start only, and says so", async () => {
+    const filler = "x".repeat(15_000);
+    await put("long.txt", `needle ${filler}\n${filler} needle\n`);
+    const result = await search({ pattern: "needle", path: "long.txt" });
+    const hits = result.content.split("\n");
+    expect(hits).toHaveLength(1);
+    expect(hits[0]?.startsWith("long.txt:1: needle x")).toBe(true);
+    expect(hits[0]).toContain("[long line: only its first 10000 characters were searched]");
+    expect(result.details).toMatchObject({ matches: 1, longLinesCut: 1 });
+  });
+
+  it("applies a hostile glob without stalling", async () => {
+    await put(`${"a".repeat(200)}.txt`, "router\n");
+    const result = await search({ pattern: "router", glob: `${"*a".repeat(30)}*b` });
+    expect(result.isError).toBeUndefined();
+    expect(result.content).toContain("No matches");
   });
 });

@@ -1,17 +1,14 @@
-import { promises as fs } from "node:fs";
-import path from "node:path";
 import { Type } from "@sinclair/typebox";
 import { defineTool, type AnyToolDefinition, type ToolResult } from "../tools/types.js";
 import { fsFailure, toolError } from "./fs-errors.js";
 import { compileGlob } from "./glob.js";
-import { looksBinary, splitLines } from "./text-file.js";
-import { DEFAULT_SKIPPED_DIRECTORIES, walkTree, type WalkEntry } from "./walk.js";
+import { runSearchInWorker, type SearchRun, type SearchRunOptions } from "./search-files-runner.js";
+import { MAX_TESTED_LINE_CHARS, type SearchJob, type SearchOutcome } from "./search-files-scan.js";
 import { resolveInWorkspace, type Workspace } from "./workspace.js";
 
 const DEFAULT_MAX_RESULTS = 50;
 const MAX_RESULTS = 500;
-const MAX_SEARCHED_FILE_BYTES = 2 * 1024 * 1024;
-const MAX_HIT_TEXT_CHARS = 300;
+const DEFAULT_TIME_LIMIT_MS = 20_000;
 
 const SearchFilesParameters = Type.Object({
   pattern: Type.String({ minLength: 1, description: "Regular expression (or literal text when regex is false)." }),
@@ -31,29 +28,20 @@ const SearchFilesParameters = Type.Object({
   ),
 });
 
-interface SearchPlan {
-  folder: string;
-  folderDisplay: string;
-  matcher: RegExp;
-  target: "content" | "files";
-  acceptsPath: (relativePath: string) => boolean;
-  maxResults: number;
-  signal: AbortSignal;
+export interface SearchFilesOptions {
+  /** A search still running after this long is stopped, whatever the caller's own deadline (default 20 s). */
+  timeLimitMs?: number;
+  startWorker?: SearchRunOptions["startWorker"];
 }
 
-interface SearchOutcome {
-  hits: string[];
-  filesScanned: number;
-  more: boolean;
-}
-
-export function searchFilesTool(ws: Workspace): AnyToolDefinition {
+export function searchFilesTool(ws: Workspace, options: SearchFilesOptions = {}): AnyToolDefinition {
+  const timeLimitMs = options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS;
   return defineTool({
     name: "search_files",
     description:
       "Search the workspace: find lines matching a regular expression (target \"content\", results as " +
       "`path:line: text`) or find files whose path matches (target \"files\"). Skips .git, node_modules, binary " +
-      "files and files over 2 MB.",
+      `files and files over 2 MB; lines longer than ${MAX_TESTED_LINE_CHARS} characters are searched on their start.`,
     parameters: SearchFilesParameters,
     toolset: "file",
     concurrency: "parallel-safe",
@@ -67,139 +55,80 @@ export function searchFilesTool(ws: Workspace): AnyToolDefinition {
       const resolved = await resolveInWorkspace(ws, args.path ?? ".", "read");
       if (!resolved.ok) return toolError(resolved.error);
 
-      const matcher = compilePattern(args.pattern, args.regex !== false, args.case_sensitive === true);
-      if (!matcher.ok) return toolError(matcher.error);
-      let acceptsPath: (relativePath: string) => boolean = () => true;
+      const pattern = compilePattern(args.pattern, args.regex !== false, args.case_sensitive === true);
+      if (!pattern.ok) return toolError(pattern.error);
       if (args.glob !== undefined && args.glob !== "") {
         const glob = compileGlob(args.glob);
         if (!glob.ok) return toolError(glob.error);
-        acceptsPath = glob.matches;
       }
+      if (context.signal.aborted) return toolError("Search cancelled after scanning 0 files.", { matches: 0 });
 
-      const plan: SearchPlan = {
+      const job: SearchJob = {
         folder: resolved.path,
         folderDisplay: resolved.display,
-        matcher: matcher.regex,
+        patternSource: pattern.source,
+        patternFlags: pattern.flags,
         target: args.target ?? "content",
-        acceptsPath,
+        glob: args.glob,
         maxResults: Math.min(Math.max(1, Math.floor(args.max_results ?? DEFAULT_MAX_RESULTS)), MAX_RESULTS),
-        signal: context.signal,
       };
-      let outcome: SearchOutcome;
-      try {
-        outcome = await runSearch(plan);
-      } catch (error) {
-        return fsFailure(error, resolved.display);
-      }
-      if (context.signal.aborted) {
-        return toolError(`Search cancelled after scanning ${outcome.filesScanned} files.`, {
-          matches: outcome.hits.length,
-        });
-      }
-      return renderOutcome(plan, args.pattern, outcome);
+      const run = await runSearchInWorker(job, {
+        signal: context.signal,
+        timeLimitMs,
+        startWorker: options.startWorker,
+      });
+      if (run.kind === "failed") return fsFailure({ code: run.code }, resolved.display);
+      if (run.kind === "stopped") return stoppedResult(run, timeLimitMs);
+      return renderOutcome(job, args.pattern, run.outcome);
     },
   });
 }
 
+/** Compiling is cheap and cannot hang; it happens here so a malformed pattern is reported before a worker starts. */
 function compilePattern(
   pattern: string,
   isRegex: boolean,
   caseSensitive: boolean,
-): { ok: true; regex: RegExp } | { ok: false; error: string } {
+): { ok: true; source: string; flags: string } | { ok: false; error: string } {
   const source = isRegex ? pattern : pattern.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  const flags = caseSensitive ? "" : "i";
   try {
-    return { ok: true, regex: new RegExp(source, caseSensitive ? "" : "i") };
+    new RegExp(source, flags);
+    return { ok: true, source, flags };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return { ok: false, error: `Invalid regular expression: ${reason}. Set regex to false to search for literal text.` };
   }
 }
 
-async function runSearch(plan: SearchPlan): Promise<SearchOutcome> {
-  const outcome: SearchOutcome = { hits: [], filesScanned: 0, more: false };
-  for await (const entry of filesToSearch(plan.folder, plan.folderDisplay, plan.signal)) {
-    if (plan.signal.aborted) break;
-    if (!plan.acceptsPath(entry.relativePath)) continue;
-    outcome.filesScanned += 1;
-    // One hit beyond the cap is enough to know that more exist.
-    const wanted = plan.maxResults - outcome.hits.length + 1;
-    const found =
-      plan.target === "files"
-        ? pathHits(entry, plan.matcher)
-        : await contentHits(entry.absolutePath, entry.display, plan.matcher, wanted);
-    for (const hit of found) {
-      if (outcome.hits.length >= plan.maxResults) {
-        outcome.more = true;
-        return outcome;
-      }
-      outcome.hits.push(hit);
-    }
-  }
-  return outcome;
+function stoppedResult(run: SearchRun & { kind: "stopped" }, timeLimitMs: number): ToolResult {
+  const when =
+    run.why === "time-limit" ? `it was still running after ${Math.round(timeLimitMs / 1000)} s` : "the call was cut short";
+  return toolError(
+    `search stopped: the pattern took too long — simplify the regex (${when}; ${run.filesScanned} files scanned, ` +
+      `${run.hits.length} matches found so far). Avoid nested repetition such as (a+)+, and narrow path or glob.`,
+    { matches: run.hits.length, filesScanned: run.filesScanned, stopped: run.why },
+  );
 }
 
-type Candidate = Pick<WalkEntry, "relativePath" | "absolutePath"> & { display: string };
-
-/** The searched path may itself be a file; then it is the only candidate. */
-async function* filesToSearch(folder: string, folderDisplay: string, signal: AbortSignal): AsyncGenerator<Candidate> {
-  const stats = await fs.stat(folder);
-  if (!stats.isDirectory()) {
-    yield { relativePath: path.basename(folder), absolutePath: folder, display: folderDisplay };
-    return;
-  }
-  for await (const entry of walkTree(folder, {
-    recursive: true,
-    skipDirectoryNames: DEFAULT_SKIPPED_DIRECTORIES,
-    signal,
-  })) {
-    if (entry.kind !== "file") continue;
-    const display = folderDisplay === "." ? entry.relativePath : path.join(folderDisplay, entry.relativePath);
-    yield { relativePath: entry.relativePath, absolutePath: entry.absolutePath, display };
-  }
-}
-
-function pathHits(candidate: Candidate, matcher: RegExp): string[] {
-  return matcher.test(candidate.relativePath) ? [candidate.display] : [];
-}
-
-async function contentHits(absolutePath: string, display: string, matcher: RegExp, wanted: number): Promise<string[]> {
-  let bytes: Buffer;
-  try {
-    const stats = await fs.stat(absolutePath);
-    if (!stats.isFile() || stats.size > MAX_SEARCHED_FILE_BYTES) return [];
-    bytes = await fs.readFile(absolutePath);
-  } catch {
-    // A file that vanished or is unreadable mid-walk is not worth failing the whole search for.
-    return [];
-  }
-  if (looksBinary(bytes)) return [];
-  const hits: string[] = [];
-  const lines = splitLines(bytes.toString("utf8"));
-  for (let index = 0; index < lines.length && hits.length < wanted; index += 1) {
-    const line = lines[index] ?? "";
-    if (matcher.test(line)) hits.push(`${display}:${index + 1}: ${clipHitText(line)}`);
-  }
-  return hits;
-}
-
-function clipHitText(line: string): string {
-  const trimmed = line.trim();
-  return trimmed.length > MAX_HIT_TEXT_CHARS ? `${trimmed.slice(0, MAX_HIT_TEXT_CHARS)} …` : trimmed;
-}
-
-function renderOutcome(plan: SearchPlan, pattern: string, outcome: SearchOutcome): ToolResult {
-  const details = { matches: outcome.hits.length, filesScanned: outcome.filesScanned, truncated: outcome.more };
+function renderOutcome(job: SearchJob, pattern: string, outcome: SearchOutcome): ToolResult {
+  const details = {
+    matches: outcome.hits.length,
+    filesScanned: outcome.filesScanned,
+    truncated: outcome.more,
+    longLinesCut: outcome.longLinesCut,
+  };
   if (outcome.hits.length === 0) {
-    const what = plan.target === "files" ? "No files match" : "No matches for";
+    const what = job.target === "files" ? "No files match" : "No matches for";
     return {
-      content: `${what} ${JSON.stringify(pattern)} in ${plan.folderDisplay} (${outcome.filesScanned} files checked).`,
+      content: `${what} ${JSON.stringify(pattern)} in ${job.folderDisplay} (${outcome.filesScanned} files checked).`,
       details,
     };
   }
   const lines = [...outcome.hits];
   if (outcome.more) {
     lines.push(
-      `[More results not shown: stopped after ${plan.maxResults}. Narrow the pattern, path or glob, ` +
+      `[More results not shown: stopped after ${job.maxResults}. Narrow the pattern, path or glob, ` +
         `or raise max_results (up to ${MAX_RESULTS}).]`,
     );
   }
