@@ -20,6 +20,8 @@ import { SystemPromptBuilder } from "./prompt/builder.js";
 import { ToolRegistry } from "./tools/registry.js";
 import type { RunCaller } from "./tools/types.js";
 import { DEFAULT_RESULT_BUDGET } from "./tools/result-budget.js";
+import { sessionsRootOf, toolResultsDirOf } from "./tools/session-folders.js";
+import { removeExpiredSessionFolders } from "./tools/spill-retention.js";
 
 export interface RunOptions {
   /** The transcript so far (what the store holds for this session). */
@@ -67,15 +69,14 @@ export class HermesAgent {
   /** Creates an agent, registering the enabled built-in tools. Throws on invalid tool configuration. */
   static async create(config: HermesAgentConfig): Promise<HermesAgent> {
     const tools = config.tools ?? new ToolRegistry({ logger: config.logger });
+    const sessionsRoot = sessionsRootOf(stateDirOf(config));
     if (config.builtinTools !== false) {
-      const stateDir = stateDirOf(config);
-      const builtin = config.builtinTools ?? {};
-      const registered = await registerBuiltinTools(tools, {
-        ...builtin,
-        readOnlyRoots: [...(builtin.readOnlyRoots ?? []), path.join(stateDir, "sessions")],
-      });
+      // Saved outputs are readable only by their own session: they hold other conversations' terminal output,
+      // fetched pages and search results.
+      const registered = await registerBuiltinTools(tools, { ...config.builtinTools, sessionScopedRoot: sessionsRoot });
       if (!registered.ok) throw new Error(`Invalid built-in tool configuration: ${registered.error}`);
     }
+    await removeExpiredSessionFolders(sessionsRoot, { now: config.now ?? Date.now, logger: config.logger });
     return new HermesAgent(config, tools);
   }
 
@@ -136,7 +137,7 @@ export class HermesAgent {
       defaultToolTimeoutMs: this.config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
       resultBudget: {
         ...withDefaults(DEFAULT_RESULT_BUDGET, this.config.resultBudget),
-        spillDir: path.join(stateDirOf(this.config), "sessions", safeSegment(sessionId), "tool-results"),
+        spillDir: toolResultsDirOf(stateDirOf(this.config), sessionId),
       },
       now: this.now,
     });
@@ -198,11 +199,6 @@ export class HermesAgent {
 
 function stateDirOf(config: HermesAgentConfig): string {
   return config.stateDir ?? path.join(os.tmpdir(), "hermes-agent");
-}
-
-function safeSegment(id: string): string {
-  const cleaned = id.replace(/[^a-zA-Z0-9_.-]/g, "_").replace(/^\.+/, "_").slice(0, 120);
-  return cleaned.length > 0 ? cleaned : "session";
 }
 
 /** Configured observers first, then the run's own; each is isolated so one failing does not silence the other. */

@@ -32,7 +32,7 @@ export function listDirectoryTool(ws: Workspace): AnyToolDefinition {
       "max_entries. Symbolic links are shown as `name -> (link)` and are not followed. To find files by name " +
       "anywhere below a folder, search_files with target \"files\" is usually quicker.",
     handler: async (args, context): Promise<ToolResult> => {
-      const resolved = await resolveInWorkspace(ws, args.path ?? ".", "read");
+      const resolved = await resolveInWorkspace(ws, args.path ?? ".", "read", { sessionId: context.sessionId });
       if (!resolved.ok) return toolError(resolved.error);
       const { path: folder, display } = resolved;
 

@@ -39,8 +39,8 @@ export function readFileTool(ws: Workspace): AnyToolDefinition {
       "the `| ` separator are not part of the file. Long files come back in pages: when the output ends with a note " +
       "naming an offset, call read_file again with that offset to continue. Binary files and files over 50 MB " +
       "cannot be read. Prefer search_files to locate something in a large file, then read around the hit.",
-    handler: async (args): Promise<ToolResult> => {
-      const resolved = await resolveInWorkspace(ws, args.path, "read");
+    handler: async (args, context): Promise<ToolResult> => {
+      const resolved = await resolveInWorkspace(ws, args.path, "read", { sessionId: context.sessionId });
       if (!resolved.ok) return toolError(resolved.error);
       const file = await readTextFile(resolved.path, resolved.display, MAX_FILE_BYTES);
       if (!file.ok) return toolError(file.error);

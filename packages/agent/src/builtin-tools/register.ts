@@ -35,8 +35,10 @@ export interface BuiltinToolsConfig {
   enable?: readonly string[];
   /** Folder the file and terminal tools are confined to; required when any of them is enabled. */
   workspaceRoot?: string;
-  /** Extra folders file tools may read (not write), e.g. where oversized tool output is saved. */
+  /** Extra folders file tools may read (not write). */
   readOnlyRoots?: string[];
+  /** A read-only folder of per-session folders (saved oversized tool output); a run reads only its own session's. */
+  sessionScopedRoot?: string;
   /** Let web_fetch reach loopback and private networks (off by default: server-side request forgery). */
   allowPrivateNetwork?: boolean;
   searchBackend?: SearchBackend;
@@ -59,7 +61,10 @@ export async function registerBuiltinTools(
   let workspace: Workspace | undefined;
   if (enable.some((name) => NEEDS_WORKSPACE.has(name))) {
     if (!config.workspaceRoot) return { ok: false, error: "file and terminal tools need a workspace root" };
-    workspace = await createWorkspace(config.workspaceRoot, { readOnlyRoots: config.readOnlyRoots });
+    workspace = await createWorkspace(config.workspaceRoot, {
+      readOnlyRoots: config.readOnlyRoots,
+      sessionScopedRoot: config.sessionScopedRoot,
+    });
   }
   const registered: string[] = [];
   for (const name of enable as BuiltinToolName[]) {

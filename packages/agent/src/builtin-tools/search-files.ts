@@ -52,7 +52,7 @@ export function searchFilesTool(ws: Workspace, options: SearchFilesOptions = {})
       "path and glob (a glob without / matches file names, e.g. *.ts; with / it matches the path relative to the " +
       "searched folder, as does the pattern in \"files\" mode). Symbolic links are not followed.",
     handler: async (args, context): Promise<ToolResult> => {
-      const resolved = await resolveInWorkspace(ws, args.path ?? ".", "read");
+      const resolved = await resolveInWorkspace(ws, args.path ?? ".", "read", { sessionId: context.sessionId });
       if (!resolved.ok) return toolError(resolved.error);
 
       const pattern = compilePattern(args.pattern, args.regex !== false, args.case_sensitive === true);

@@ -1,11 +1,27 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { sessionFolderName } from "../tools/session-folders.js";
 import { errorCode } from "./fs-errors.js";
 
-/** The folder tree the file tools may touch. Both fields hold absolute, symlink-resolved paths. */
+/** The folder tree the file tools may touch. All fields hold absolute, symlink-resolved paths. */
 export interface Workspace {
   readonly root: string;
   readonly readOnlyRoots: readonly string[];
+  /**
+   * A read-only root with one folder per session (see session-folders.ts): a path below it is allowed only inside
+   * the folder of the session asking, because other sessions' saved outputs belong to other conversations.
+   */
+  readonly sessionScopedRoot?: string;
+}
+
+export interface WorkspaceOptions {
+  readOnlyRoots?: string[];
+  sessionScopedRoot?: string;
+}
+
+/** Who is asking; needed for paths under `sessionScopedRoot`, which are refused without it. */
+export interface ResolveScope {
+  sessionId?: string;
 }
 
 /** `display` is relative to the workspace root, or absolute for paths in a read-only root. */
@@ -19,7 +35,7 @@ type RealPath = { ok: true; path: string } | { ok: false; reason: "loop" | "inac
 const MAX_LINK_HOPS = 40;
 const MAX_ECHOED_PATH_CHARS = 200;
 
-export async function createWorkspace(root: string, options: { readOnlyRoots?: string[] } = {}): Promise<Workspace> {
+export async function createWorkspace(root: string, options: WorkspaceOptions = {}): Promise<Workspace> {
   const absoluteRoot = path.resolve(root);
   await fs.mkdir(absoluteRoot, { recursive: true });
   const realRoot = await fs.realpath(absoluteRoot);
@@ -29,28 +45,35 @@ export async function createWorkspace(root: string, options: { readOnlyRoots?: s
     // A root that cannot be resolved would be compared against the wrong path, so it grants nothing.
     if (real.ok) readOnlyRoots.push(real.path);
   }
-  return Object.freeze({ root: realRoot, readOnlyRoots: Object.freeze(readOnlyRoots) });
+  const scoped = options.sessionScopedRoot === undefined ? undefined : await resolveReal(path.resolve(options.sessionScopedRoot), 0);
+  const sessionScopedRoot = scoped?.ok === true ? { sessionScopedRoot: scoped.path } : {};
+  return Object.freeze({ root: realRoot, readOnlyRoots: Object.freeze(readOnlyRoots), ...sessionScopedRoot });
 }
 
 /**
  * Maps a path requested by the model to a real path the tools may use, or says why not.
  * Checks both the path as written and its symlink-resolved target, so neither `..` nor a link can leave the allowed roots.
  */
-export async function resolveInWorkspace(ws: Workspace, requested: string, mode: AccessMode): Promise<ResolvedPath> {
+export async function resolveInWorkspace(
+  ws: Workspace,
+  requested: string,
+  mode: AccessMode,
+  scope: ResolveScope = {},
+): Promise<ResolvedPath> {
   const shapeProblem = describeShapeProblem(requested);
   if (shapeProblem !== undefined) return { ok: false, error: shapeProblem };
 
   const lexical = path.resolve(ws.root, requested);
-  const lexicalAccess = accessFor(ws, lexical, mode);
-  if (lexicalAccess !== "allowed") return { ok: false, error: refusal(requested, lexicalAccess, false) };
+  const lexicalAccess = accessFor(ws, lexical, mode, scope);
+  if (lexicalAccess !== "allowed") return { ok: false, error: refusal(ws, requested, lexicalAccess, false, scope) };
 
   const real = await resolveReal(lexical, 0);
   if (!real.ok) {
     const why = real.reason === "loop" ? "has too many levels of symbolic links" : "cannot be accessed (permission denied)";
     return { ok: false, error: `Path ${quote(requested)} ${why}.` };
   }
-  const realAccess = accessFor(ws, real.path, mode);
-  if (realAccess !== "allowed") return { ok: false, error: refusal(requested, realAccess, true) };
+  const realAccess = accessFor(ws, real.path, mode, scope);
+  if (realAccess !== "allowed") return { ok: false, error: refusal(ws, requested, realAccess, true, scope) };
 
   return { ok: true, path: real.path, display: displayPath(ws, lexical) };
 }
@@ -80,24 +103,47 @@ function describeShapeProblem(requested: string): string | undefined {
   return undefined;
 }
 
-type Access = "allowed" | "outside" | "read-only";
+type Access = "allowed" | "outside" | "read-only" | "other-session";
 
-function accessFor(ws: Workspace, candidate: string, mode: AccessMode): Access {
+interface RootEntry {
+  root: string;
+  writable: boolean;
+  sessionScoped: boolean;
+}
+
+function accessFor(ws: Workspace, candidate: string, mode: AccessMode, scope: ResolveScope): Access {
   // The deepest containing root decides, so a read-only root nested in the workspace stays read-only
   // and a workspace nested in a read-only root stays writable.
-  let owner: { root: string; writable: boolean } | undefined;
-  const roots = [{ root: ws.root, writable: true }, ...ws.readOnlyRoots.map((root) => ({ root, writable: false }))];
+  let owner: RootEntry | undefined;
+  const roots: RootEntry[] = [
+    { root: ws.root, writable: true, sessionScoped: false },
+    ...ws.readOnlyRoots.map((root) => ({ root, writable: false, sessionScoped: false })),
+    ...(ws.sessionScopedRoot === undefined ? [] : [{ root: ws.sessionScopedRoot, writable: false, sessionScoped: true }]),
+  ];
   for (const entry of roots) {
     if (!isWithin(entry.root, candidate)) continue;
-    if (owner === undefined || entry.root.length > owner.root.length) owner = entry;
+    if (owner === undefined || entry.root.length > owner.root.length || (entry.root === owner.root && entry.sessionScoped)) owner = entry;
   }
   if (owner === undefined) return "outside";
   if (mode === "write" && !owner.writable) return "read-only";
+  if (owner.sessionScoped) {
+    const own = ownSessionFolder(owner.root, scope);
+    if (own === undefined || !isWithin(own, candidate)) return "other-session";
+  }
   return "allowed";
 }
 
-function refusal(requested: string, access: Exclude<Access, "allowed">, throughLink: boolean): string {
+function ownSessionFolder(sessionScopedRoot: string, scope: ResolveScope): string | undefined {
+  return scope.sessionId === undefined ? undefined : path.join(sessionScopedRoot, sessionFolderName(scope.sessionId));
+}
+
+function refusal(ws: Workspace, requested: string, access: Exclude<Access, "allowed">, throughLink: boolean, scope: ResolveScope): string {
   const via = throughLink ? " through a symbolic link" : "";
+  if (access === "other-session") {
+    const own = ws.sessionScopedRoot === undefined ? undefined : ownSessionFolder(ws.sessionScopedRoot, scope);
+    const allowed = own === undefined ? "" : ` Only this session's folder, ${own}, can be read there.`;
+    return `Path ${quote(requested)} leads${via} into saved output of another session, which is not readable from this one.${allowed}`;
+  }
   if (access === "read-only") {
     return `Path ${quote(requested)} leads${via} into a read-only folder; writes are only allowed inside the workspace.`;
   }

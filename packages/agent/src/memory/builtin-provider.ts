@@ -1,6 +1,7 @@
+import { checkStoredText } from "../prompt/stored-text-guard.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import type { FileLockOptions } from "./file-lock.js";
-import { renderEntries } from "./memory-entries.js";
+import { cleanEntry, renderEntries } from "./memory-entries.js";
 import { MemoryProvider, type MemoryLearning, type MemoryProviderContext } from "./memory-provider.js";
 import { MemoryStore, type MemoryFileState, type MemoryTarget } from "./memory-store.js";
 import { memoryTool } from "./memory-tool.js";
@@ -62,9 +63,32 @@ export class BuiltinMemoryProvider extends MemoryProvider {
         this.context?.logger.warn("memory file unreadable; left out of the prompt", { target, error: read.error });
         continue;
       }
-      if (read.state.entries.length > 0) sections.push(renderSection(read.state));
+      const entries = this.promptSafeEntries(read.state);
+      if (entries.length > 0) sections.push(renderSection(read.state, entries));
     }
     this.snapshot = sections.join("\n\n");
+  }
+
+  /**
+   * The tool refuses injected text, but the files can also be edited by hand or by older versions, so every
+   * entry is checked again before it reaches the prompt; one that trips the scan is left out, not softened.
+   */
+  private promptSafeEntries(state: MemoryFileState): string[] {
+    const safe: string[] = [];
+    state.entries.forEach((entry, index) => {
+      const check = checkStoredText(entry);
+      if (!check.ok) {
+        this.context?.logger.warn("memory entry left out of the prompt: possible prompt injection", {
+          file: state.fileName,
+          entry: index + 1,
+          kinds: check.kinds,
+        });
+        return;
+      }
+      const clean = check.text.trim();
+      if (clean !== "") safe.push(clean);
+    });
+    return safe;
   }
 
   /** Keeps reviewer learnings aimed at "memory" or "user" under the same rules as the tool (dedup, limits, secrets). */
@@ -76,12 +100,12 @@ export class BuiltinMemoryProvider extends MemoryProvider {
         this.context?.logger.info("learning not saved to memory", { target: record.target, source: record.source, reason: result.code });
         continue;
       }
-      if (result.changed) this.context?.notifyWrite({ key: record.target, value: record.content.trim() });
+      if (result.changed) this.context?.notifyWrite({ key: record.target, value: cleanEntry(record.content) });
     }
   }
 }
 
-function renderSection(state: MemoryFileState): string {
+function renderSection(state: MemoryFileState, entries: readonly string[]): string {
   const size = `${state.chars.toLocaleString("en-US")}/${state.limit.toLocaleString("en-US")} characters`;
-  return `## ${SECTION_TITLES[state.target]} (${state.fileName}, ${size})\n${renderEntries(state.entries)}`;
+  return `## ${SECTION_TITLES[state.target]} (${state.fileName}, ${size})\n${renderEntries(entries)}`;
 }

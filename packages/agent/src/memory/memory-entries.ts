@@ -1,3 +1,5 @@
+import { removeInvisibleCharacters } from "../prompt/injection-scan.js";
+
 /**
  * On-disk format of MEMORY.md and USER.md:
  *
@@ -59,9 +61,13 @@ export function renderedSize(entries: readonly string[]): number {
   return charCount(renderEntries(entries));
 }
 
-/** Content as the model sent it, made into one entry: trimmed, CRLF folded, a leading "§" marker dropped. */
+/**
+ * Content as the model sent it, made into one entry: invisible characters removed (they can hide text from the
+ * person reading the file and split phrases the injection scan looks for), trimmed, CRLF folded, a leading "§"
+ * marker dropped.
+ */
 export function cleanEntry(content: string): string {
-  let text = content.replace(/\r\n?/g, "\n").trim();
+  let text = removeInvisibleCharacters(content).replace(/\r\n?/g, "\n").trim();
   if (text.startsWith(ENTRY_MARKER)) text = text.slice(ENTRY_MARKER.length).trim();
   return text;
 }

@@ -2,6 +2,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { writeFileAtomically } from "../builtin-tools/atomic-write.js";
 import { errorCode } from "../builtin-tools/fs-errors.js";
+import { checkStoredText, describeRefusal } from "../prompt/stored-text-guard.js";
 import { withFileLock, type FileLockOptions } from "./file-lock.js";
 import { cleanEntry, fileTextOf, matchingEntries, normalizeEntry, parseEntries, renderedSize } from "./memory-entries.js";
 import { detectSecret } from "./secret-guard.js";
@@ -27,7 +28,7 @@ export interface MemoryFileState {
   limit: number;
 }
 
-export type MemoryErrorCode = "empty" | "secret" | "over_limit" | "no_match" | "ambiguous" | "busy" | "io";
+export type MemoryErrorCode = "empty" | "secret" | "injection" | "over_limit" | "no_match" | "ambiguous" | "busy" | "io";
 
 export type MemoryReadResult = { ok: true; state: MemoryFileState } | { ok: false; code: "io"; error: string };
 
@@ -77,7 +78,7 @@ export class MemoryStore {
   async add(target: MemoryTarget, content: string): Promise<MemoryEditResult> {
     const entry = cleanEntry(content);
     if (entry === "") return fail("empty", "The content is empty; say what to remember.");
-    const refused = refuseSecret(entry);
+    const refused = refuseSecret(entry) ?? refuseInjection(entry);
     if (refused) return refused;
     return this.edit(target, (entries, state) => {
       const duplicate = entries.find((existing) => normalizeEntry(existing) === normalizeEntry(entry));
@@ -93,7 +94,7 @@ export class MemoryStore {
     const entry = cleanEntry(content);
     if (oldText.trim() === "") return fail("empty", "old_text is empty; quote part of the entry to replace.");
     if (entry === "") return fail("empty", "The new content is empty; use remove to delete an entry.");
-    const refused = refuseSecret(entry);
+    const refused = refuseSecret(entry) ?? refuseInjection(entry);
     if (refused) return refused;
     return this.edit(target, (entries, state) => {
       const found = findOne(entries, oldText, state);
@@ -194,6 +195,13 @@ function refuseSecret(entry: string): MemoryEditResult | undefined {
     `Refused: the content looks like it contains a secret (${kind}). Passwords, API keys and tokens must never be ` +
       `saved to memory; nothing was written. Save only the non-secret fact (e.g. where the credential is configured).`,
   );
+}
+
+/** Memory is shown to the model at the start of every session, so it must not carry instructions aimed at it. */
+function refuseInjection(entry: string): MemoryEditResult | undefined {
+  const check = checkStoredText(entry);
+  if (check.ok) return undefined;
+  return fail("injection", describeRefusal("the memory entry", check));
 }
 
 function fail(code: MemoryErrorCode, error: string): MemoryEditResult {

@@ -40,7 +40,13 @@ const CASES: Array<[input: string, expected: string]> = [
   ["no fence at all", "no fence at all"],
   ["Hi <memory-context>secret notes</memory-context> there", "Hi  there"],
   ["a<MEMORY-CONTEXT>x</Memory-Context>b<memory-context>y</memory-context>c", "abc"],
-  ["before <memory-context>never closed", "before "],
+  ["before <memory-context>never closed", "before never closed"],
+  ["The tag `<memory-context>` marks memory; the answer is 42.", "The tag `` marks memory; the answer is 42."],
+  ["<memory-context>", ""],
+  ["<memory-context>the whole answer", "the whole answer"],
+  ["a <memory-context>b <MEMORY-context> c", "a b  c"],
+  ["a <memory-context>b </memory-cont", "a b </memory-cont"],
+  ["done <memory-context>x</memory-context> then <memory-context>open", "done  then open"],
   ["stray close </memory-context> tag", "stray close  tag"],
   ["a < b and <memory> and <memory-contex> and </memo>", "a < b and <memory> and <memory-contex> and </memo>"],
   ["ends with a partial <memory-cont", "ends with a partial <memory-cont"],
@@ -63,6 +69,14 @@ describe("StreamingContextScrubber", () => {
         const chunks = randomChunks(input, random);
         expect(scrubChunks(chunks), JSON.stringify(chunks)).toBe(expected);
       }
+    }
+  });
+
+  it("never turns a non-empty answer that only mentions the tag into an empty one", () => {
+    const answer = "The tag `<memory-context>` marks recalled memory; the answer is 42.";
+    for (let cut = 0; cut <= answer.length; cut++) {
+      const scrubbed = scrubChunks([answer.slice(0, cut), answer.slice(cut)]);
+      expect(scrubbed).toBe("The tag `` marks recalled memory; the answer is 42.");
     }
   });
 
@@ -90,8 +104,10 @@ describe("StreamingContextScrubber", () => {
     expect(scrubber.feed("cost < ")).toBe("cost < ");
     expect(scrubber.feed("</memory-cont")).toBe("");
     expect(scrubber.flush()).toBe("</memory-cont");
-    expect(scrubber.feed("<memory-context>dropped")).toBe("");
-    expect(scrubber.flush()).toBe("");
+    expect(scrubber.feed("<memory-context>never")).toBe("");
+    expect(scrubber.feed(" closed")).toBe("");
+    expect(scrubber.flush()).toBe("never closed");
     expect(scrubber.feed("fresh")).toBe("fresh");
+    expect(scrubber.flush()).toBe("");
   });
 });

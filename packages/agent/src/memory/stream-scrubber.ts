@@ -1,4 +1,4 @@
-import { MEMORY_FENCE_CLOSE, MEMORY_FENCE_OPEN } from "./context-fence.js";
+import { MEMORY_FENCE_CLOSE, MEMORY_FENCE_OPEN, sanitizeContext } from "./context-fence.js";
 
 // The tags are ASCII; folding only A-Z keeps indexes of the folded text valid for the original.
 function foldAscii(text: string): string {
@@ -20,10 +20,16 @@ function partialTagLength(folded: string, tags: readonly string[]): number {
  * streamed model output, so recalled memory the model echoes never reaches the person. A stray closing tag is
  * removed too. Text that could still become a tag is held back until the next chunk settles it; the output over
  * any chunking equals the output for the whole text at once.
+ *
+ * Text inside a span is held back rather than dropped, because only the closing tag proves it was a fence: a reply
+ * that merely mentions the tag ("the `<memory-context>` tag marks memory; the answer is 42") never closes it, and
+ * dropping everything after the mention would cut the answer off or leave it empty.
  */
 export class StreamingContextScrubber {
   private inSpan = false;
   private pending = "";
+  /** Text of the open span seen so far, without its opening tag and without `pending`. */
+  private spanText = "";
 
   /** Returns the part of the stream so far that is certainly visible. */
   feed(chunk: string): string {
@@ -35,11 +41,13 @@ export class StreamingContextScrubber {
       if (this.inSpan) {
         const close = folded.indexOf(MEMORY_FENCE_CLOSE);
         if (close === -1) {
-          // Everything inside the span is dropped; only a possible start of the closing tag is kept.
-          this.pending = text.slice(text.length - partialTagLength(folded, [MEMORY_FENCE_CLOSE]));
+          const held = partialTagLength(folded, [MEMORY_FENCE_CLOSE]);
+          this.spanText += text.slice(0, text.length - held);
+          this.pending = text.slice(text.length - held);
           return visible;
         }
         this.inSpan = false;
+        this.spanText = "";
         text = text.slice(close + MEMORY_FENCE_CLOSE.length);
         continue;
       }
@@ -62,13 +70,15 @@ export class StreamingContextScrubber {
   }
 
   /**
-   * Ends the stream: held-back text that never became a tag is released; an unterminated span is dropped,
-   * since leaking half of the memory is no better than leaking all of it. The scrubber is then ready for reuse.
+   * Ends the stream: held-back text that never became a tag is released, and so is the text of a span that never
+   * closed, with any fence tags in it removed (it was a mention of the tag, not a fence). The scrubber is then
+   * ready for reuse.
    */
   flush(): string {
-    const rest = this.inSpan ? "" : this.pending;
+    const rest = this.inSpan ? sanitizeContext(this.spanText + this.pending) : this.pending;
     this.inSpan = false;
     this.pending = "";
+    this.spanText = "";
     return rest;
   }
 }

@@ -131,6 +131,11 @@ export function scanContextContent(content: string): ScanResult {
   return { cleaned, findings };
 }
 
+/** The text without the characters the scan reports as invisible_characters. */
+export function removeInvisibleCharacters(text: string): string {
+  return text.replace(INVISIBLE_CHARACTERS, "");
+}
+
 function toExcerpt(text: string): string {
   const collapsed = text.replace(/^[\s.!?:;]+/, "").replace(/\s+/g, " ").trim();
   if (collapsed.length <= MAX_EXCERPT_CHARS) return collapsed;

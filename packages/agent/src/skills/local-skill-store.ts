@@ -4,6 +4,7 @@ import { writeFileAtomically } from "../builtin-tools/atomic-write.js";
 import { errorCode, fsFailure } from "../builtin-tools/fs-errors.js";
 import { formatBytes } from "../builtin-tools/text-file.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
+import { checkStoredChange, describeRefusal } from "../prompt/stored-text-guard.js";
 import { checkSkillName, parseSkillDocument } from "./frontmatter.js";
 import { applyFuzzyPatch } from "./fuzzy-patch.js";
 import type { SkillCatalog } from "./skill-cache.js";
@@ -25,6 +26,7 @@ export interface LocalSkillStoreOptions {
 }
 
 type Located = { ok: true; dir: string } | { ok: false; error: string };
+type Screened = { ok: true; text: string } | { ok: false; error: string };
 
 /**
  * The agent's own skills: every change goes to the catalog's local folder, is validated before it is written,
@@ -49,9 +51,12 @@ export class LocalSkillStore {
    * A name used in any root is refused, not just a local one: a local copy would silently shadow the official skill
    * and the model would be left with two meanings for one name. Operators can still override by hand.
    */
-  async create(name: string, content: string): Promise<SkillChange> {
+  async create(name: string, requested: string): Promise<SkillChange> {
     const localDir = this.catalog.localSkillsDir;
     if (localDir === undefined) return { ok: false, error: "No folder for new skills is configured." };
+    const screened = screenSkillText("the new SKILL.md", "", requested);
+    if (!screened.ok) return screened;
+    const content = screened.text;
     const invalid = this.checkSkillContent(name, content);
     if (invalid !== undefined) return { ok: false, error: invalid };
     const existing = (await this.catalog.index()).skills.get(name);
@@ -76,9 +81,13 @@ export class LocalSkillStore {
     return this.changed(name, "create", `Created skill "${name}".`, { bytes: Buffer.byteLength(content) });
   }
 
-  async edit(name: string, content: string): Promise<SkillChange> {
+  async edit(name: string, requested: string): Promise<SkillChange> {
     const located = await this.locate(name);
     if (!located.ok) return located;
+    const current = await fs.readFile(path.join(located.dir, SKILL_FILE_NAME), "utf8").catch(() => "");
+    const screened = screenSkillText("the new SKILL.md", current, requested);
+    if (!screened.ok) return screened;
+    const content = screened.text;
     const invalid = this.checkSkillContent(name, content);
     if (invalid !== undefined) return { ok: false, error: invalid };
     return this.writeSkillFile(name, located.dir, content, "edit", `Replaced ${name}/${SKILL_FILE_NAME}.`, {});
@@ -96,10 +105,12 @@ export class LocalSkillStore {
     }
     const patched = applyFuzzyPatch(current, oldString, newString);
     if (!patched.ok) return { ok: false, error: patched.error };
-    const invalid = this.checkSkillContent(name, patched.content);
+    const screened = screenSkillText("the patched SKILL.md", current, patched.content);
+    if (!screened.ok) return screened;
+    const invalid = this.checkSkillContent(name, screened.text);
     if (invalid !== undefined) return { ok: false, error: `The patch was not applied because the result would be invalid: ${invalid}` };
     const how = patched.strategy === "exact" ? "" : ` (matched ${patched.strategy === "whitespace" ? "ignoring whitespace differences" : "by its first and last lines"})`;
-    return this.writeSkillFile(name, located.dir, patched.content, "patch", `Patched ${name}/${SKILL_FILE_NAME}${how}.`, {
+    return this.writeSkillFile(name, located.dir, screened.text, "patch", `Patched ${name}/${SKILL_FILE_NAME}${how}.`, {
       strategy: patched.strategy,
     });
   }
@@ -118,9 +129,12 @@ export class LocalSkillStore {
     return this.changed(name, "delete", `Deleted skill "${name}".${note}`, {});
   }
 
-  async writeFile(name: string, filePath: string, content: string): Promise<SkillChange> {
+  async writeFile(name: string, filePath: string, requested: string): Promise<SkillChange> {
     const located = await this.locate(name);
     if (!located.ok) return located;
+    const screened = screenSkillText("file_content", "", requested);
+    if (!screened.ok) return screened;
+    const content = screened.text;
     const bytes = Buffer.byteLength(content);
     if (bytes > this.maxSupportFileBytes) {
       return { ok: false, error: `file_content is too large (${formatBytes(bytes)}; the limit is ${formatBytes(this.maxSupportFileBytes)}).` };
@@ -213,4 +227,13 @@ export class LocalSkillStore {
     }
     return { ok: true, message, details: { name, action, ...details } };
   }
+}
+
+/**
+ * Skills are shown to the model in later runs, so written text loses its invisible characters and must not carry
+ * injected instructions. Only findings the change adds count, so a passage a person wrote by hand can stay.
+ */
+function screenSkillText(what: string, before: string, after: string): Screened {
+  const check = checkStoredChange(before, after);
+  return check.ok ? check : { ok: false, error: describeRefusal(what, check) };
 }
