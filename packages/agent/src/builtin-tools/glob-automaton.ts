@@ -3,9 +3,9 @@ export type GlobPart =
   | { kind: "literal"; char: string }
   /** `?`: one character other than `/`. */
   | { kind: "one" }
-  /** `*`: any run of characters other than `/`. */
+  /** `*`: a run (possibly empty) of characters other than `/`. */
   | { kind: "segment-run" }
-  /** `**` not followed by `/`: any run of characters. */
+  /** `**` not followed by `/`: a run (possibly empty) of characters. */
   | { kind: "any-run" }
   /** `**` followed by `/`: nothing, or any run of characters ending in `/`. */
   | { kind: "folders" }
