@@ -120,10 +120,21 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     metrics.runs.inc(1, { outcome });
     typing.end(`inbound:${job.inboundId}`);
     void delivery.flush();
-    void store.inbound.get(job.inboundId).then((record) => {
-      if (record) markDone(JSON.parse(record.payload) as InboundMessage);
-    });
+    settle(job.inboundId, outcome).catch((error: unknown) =>
+      logger.error("could not settle a finished run", { inboundId: job.inboundId, error: error instanceof Error ? error.message : String(error) }),
+    );
   });
+  /** A job the queue gave up on while its message is still open: tell the person instead of staying silent. */
+  const settle = async (inboundId: number, outcome: "done" | "failed"): Promise<void> => {
+    const record = await store.inbound.get(inboundId);
+    if (!record) return;
+    const message = JSON.parse(record.payload) as InboundMessage;
+    if (outcome === "failed" && (record.status === "queued" || record.status === "running")) {
+      await store.inbound.setStatus(inboundId, "failed");
+      await gateway.notice(message, "Sorry, I couldn't process your message because of an internal error. The operator's log has the cause; please try again.");
+    }
+    markDone(message);
+  };
   delivery.start(1_000);
 
   /** Everything but the adapters, in dependency order: runs, replies, HTTP, hooks, agents, the database. */
