@@ -45,6 +45,23 @@ describe("operator commands", () => {
     expect(unknown.code).toBe(1);
   });
 
+  it("hermes sessions list/show prints recent conversations and a transcript", async () => {
+    const store = await openStore({ file: path.join(home, "state", "state.db") });
+    const { session } = await store.sessions.getOrCreateActive({ key: "agent:main:telegram:dm:42", platform: "telegram", chatId: "42", chatType: "dm", userId: "42", title: "Trip planning" });
+    await store.messages.append(session.id, [{ role: "user", content: "Plan my trip to Lisbon", timestamp: 1 }]);
+    await store.close();
+    const list = await runCli(["sessions", "list"], { env: env() });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain("agent:main:telegram:dm:42");
+    expect(list.stdout).toContain('"Trip planning"');
+    const mine = await runCli(["sessions", "list", "--user", "telegram:42"], { env: env() });
+    expect(mine.stdout).toContain(session.id);
+    const show = await runCli(["sessions", "show", session.id], { env: env() });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain("Plan my trip to Lisbon");
+    expect((await runCli(["sessions", "show", "nope"], { env: env() })).code).toBe(1);
+  });
+
   it("prints usage for an unknown command with exit status 2", async () => {
     const run = await runCli(["frobnicate"], { env: env() });
     expect(run.code).toBe(2);

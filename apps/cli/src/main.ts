@@ -1,5 +1,5 @@
 import { runChat } from "./chat/run-chat.js";
-import { hooksCommand, pairingCommand } from "./operator-commands.js";
+import { hooksCommand, pairingCommand, sessionsCommand } from "./operator-commands.js";
 
 const USAGE = `Usage: hermes <command>
 
@@ -7,6 +7,7 @@ Commands:
   chat                              talk to the bot in this terminal (one message per line when stdin is not a terminal)
   pairing approve <platform> <code> approve a user who asked for access (also: pairing list, pairing revoke)
   hooks list|enable|disable|install|test   manage lifecycle hooks
+  sessions list|show                recent conversations and their transcripts
   help                              show this text
 
 Configuration comes from the environment, a .env file, or $HERMES_HOME/config.yaml (see README.md).`;
@@ -21,6 +22,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return pairingCommand(rest, io);
     case "hooks":
       return hooksCommand(rest, io);
+    case "sessions":
+      return sessionsCommand(rest, io);
     case "help":
     case "--help":
     case "-h":

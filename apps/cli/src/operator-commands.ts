@@ -3,6 +3,7 @@ import { BUNDLED_HOOKS_DIR, PairingService, bootstrap, reportIssue } from "@herm
 import { tryOpenStore } from "@hermes/store";
 import { runHooksCommand } from "./hooks/hooks-command.js";
 import { runPairingCommand } from "./pairing/pairing-command.js";
+import { runSessionsCommand } from "./sessions/sessions-command.js";
 
 interface OperatorIo {
   env: Record<string, string | undefined>;
@@ -21,6 +22,20 @@ export async function pairingCommand(args: readonly string[], io: OperatorIo): P
   try {
     const service = new PairingService({ store: opened.store.pairing, logger });
     return await runPairingCommand(args, { stdout: io.stdout, stderr: io.stderr, service });
+  } finally {
+    await opened.store.close();
+  }
+}
+
+/** `hermes sessions …`: list and read conversations from the state database. */
+export async function sessionsCommand(args: readonly string[], io: OperatorIo): Promise<number> {
+  const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.stderr, logName: "cli" });
+  if (!boot.ok) return boot.exitCode;
+  const { config, logger } = boot.value;
+  const opened = await tryOpenStore({ file: config.paths.stateDb, logger });
+  if (!opened.ok) return reportIssue(io.stderr, { setting: "HERMES_HOME", message: `cannot open ${config.paths.stateDb}: ${opened.error.message}` });
+  try {
+    return await runSessionsCommand(args, { stdout: io.stdout, stderr: io.stderr, store: opened.store });
   } finally {
     await opened.store.close();
   }

@@ -19,6 +19,8 @@ export interface SessionRepository {
   setTitle(id: string, title: string): Promise<void>;
   /** Newest first. */
   listForUser(platform: string, userId: string, limit?: number): Promise<SessionRecord[]>;
+  /** Most recently updated first (for operators). */
+  listRecent(limit?: number): Promise<SessionRecord[]>;
 }
 
 const DEFAULT_LIST_LIMIT = 20;
@@ -127,6 +129,11 @@ export function createSessionRepository(ctx: StoreContext): SessionRepository {
 
     async setTitle(id, title) {
       exec.run(db.updateTable("sessions").set({ title, updated_at: ctx.now() }).where("id", "=", id));
+    },
+
+    async listRecent(limit = DEFAULT_LIST_LIMIT) {
+      const rows = exec.all(db.selectFrom("sessions").selectAll().orderBy("updated_at", "desc").limit(Math.max(0, Math.floor(limit))));
+      return rows.map(toSessionRecord);
     },
 
     async listForUser(platform, userId, limit = DEFAULT_LIST_LIMIT) {
