@@ -44,6 +44,8 @@ const BUSY_ACK = "Got it. I'm still answering your previous message; I'll get to
  */
 export class Gateway {
   private readonly now: () => number;
+  /** Messages whose routing failed in this process (their redelivery must not be dropped as a duplicate). */
+  private readonly unrouted = new Set<number>();
 
   constructor(private readonly options: GatewayOptions) {
     this.now = options.now ?? Date.now;
@@ -63,7 +65,18 @@ export class Gateway {
       return;
     }
     this.options.onAccepted?.(message);
-    await this.route(recorded.record.id, message, key);
+    await this.routeOrRemember(recorded.record.id, message, key);
+  }
+
+  /** Routing that throws leaves the message saved but unrouted; the platform's redelivery then routes it again. */
+  private async routeOrRemember(inboundId: number, message: InboundMessage, key: string): Promise<void> {
+    try {
+      await this.route(inboundId, message, key);
+      this.unrouted.delete(inboundId);
+    } catch (error) {
+      this.unrouted.add(inboundId);
+      throw error;
+    }
   }
 
   /**
@@ -74,9 +87,9 @@ export class Gateway {
   private async redelivered(record: { id: number; status: string; receivedAt: number }, message: InboundMessage, key: string): Promise<void> {
     if (record.status === "queued") {
       await this.options.queue.enqueue({ inboundId: record.id, sessionKey: key });
-    } else if (record.status === "received" && this.now() - record.receivedAt > STALE_RECEIVED_MS) {
+    } else if (record.status === "received" && (this.unrouted.has(record.id) || this.now() - record.receivedAt > STALE_RECEIVED_MS)) {
       this.options.logger.warn("routing a message that was saved but never routed", { inboundId: record.id });
-      await this.route(record.id, message, key);
+      await this.routeOrRemember(record.id, message, key);
     } else {
       this.options.logger.debug("duplicate inbound ignored", { platform: message.platform, messageId: message.messageId });
     }

@@ -1,0 +1,70 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { silentLogger } from "@hermes/agent";
+import { openStore, type Store } from "@hermes/store";
+import { Gateway } from "./gateway.js";
+import { DEFAULT_SESSION_SCOPE } from "./session-key.js";
+import { inbound } from "./testing.js";
+
+let dir: string;
+let store: Store;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "hermes-gw-unit-"));
+  store = await openStore({ file: path.join(dir, "state.db") });
+});
+afterEach(async () => {
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function gatewayWith(queue: { enqueue: (job: { inboundId: number; sessionKey: string }) => Promise<{ enqueued: boolean }> }): Gateway {
+  return new Gateway({
+    store,
+    queue: { ...queue, stop: async () => {} },
+    hooks: { emit: async () => ({ blocked: false }) },
+    delivery: { flush: async () => undefined },
+    typing: { begin: () => {}, end: () => {} },
+    authorize: async () => ({ kind: "allowed", via: "allowlist" }),
+    sessionScope: DEFAULT_SESSION_SCOPE,
+    botName: () => undefined,
+    models: { primary: "m" },
+    checkModel: () => undefined,
+    compress: async () => "",
+    logger: silentLogger,
+  });
+}
+
+describe("Gateway.receive", () => {
+  it("routes a redelivered message whose first routing failed, instead of dropping it as a duplicate", async () => {
+    const enqueued: number[] = [];
+    let failNext = true;
+    const gateway = gatewayWith({
+      enqueue: async (job) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error("redis unavailable");
+        }
+        enqueued.push(job.inboundId);
+        return { enqueued: true };
+      },
+    });
+    const message = inbound({ messageId: "u-1" });
+    await expect(gateway.receive(message)).rejects.toThrow("redis unavailable");
+    await gateway.receive(message);
+    expect(enqueued).toHaveLength(1);
+    await gateway.receive(message);
+    expect(enqueued).toHaveLength(2);
+  });
+
+  it("drops a plain duplicate", async () => {
+    const enqueued: number[] = [];
+    const gateway = gatewayWith({ enqueue: async (job) => (enqueued.push(job.inboundId), { enqueued: true }) });
+    const message = inbound({ messageId: "u-2" });
+    await gateway.receive(message);
+    await store.inbound.setStatus(enqueued[0] ?? 0, "answered");
+    await gateway.receive(message);
+    expect(enqueued).toHaveLength(1);
+  });
+});
