@@ -62,6 +62,17 @@ describe("operator commands", () => {
     expect((await runCli(["sessions", "show", "nope"], { env: env() })).code).toBe(1);
   });
 
+  it("hermes doctor reports each check and fails on an unreachable Redis", async () => {
+    const good = await runCli(["doctor"], { env: { ...env(), HERMES_BASE_URL: "http://127.0.0.1:9/v1", HERMES_MODEL: "local-model" } });
+    expect(good.code).toBe(0);
+    expect(good.stdout).toMatch(/ok\s+state database/);
+    expect(good.stdout).toMatch(/ok\s+model\s+custom\/local-model/);
+    const bad = await runCli(["doctor"], { env: { ...env(), HERMES_MODEL: "anthropic/claude-sonnet-4-5", REDIS_URL: "redis://127.0.0.1:9" } });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/FAIL\s+model\s+no API key for anthropic/);
+    expect(bad.stdout).toMatch(/FAIL\s+redis\s+not reachable/);
+  });
+
   it("prints usage for an unknown command with exit status 2", async () => {
     const run = await runCli(["frobnicate"], { env: env() });
     expect(run.code).toBe(2);

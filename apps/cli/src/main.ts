@@ -1,4 +1,5 @@
 import { runChat } from "./chat/run-chat.js";
+import { runDoctor } from "./doctor/doctor-command.js";
 import { hooksCommand, pairingCommand, sessionsCommand } from "./operator-commands.js";
 
 const USAGE = `Usage: hermes <command>
@@ -8,6 +9,7 @@ Commands:
   pairing approve <platform> <code> approve a user who asked for access (also: pairing list, pairing revoke)
   hooks list|enable|disable|install|test   manage lifecycle hooks
   sessions list|show                recent conversations and their transcripts
+  doctor                            check the configuration, state database, model settings and Redis
   help                              show this text
 
 Configuration comes from the environment, a .env file, or $HERMES_HOME/config.yaml (see README.md).`;
@@ -24,6 +26,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return hooksCommand(rest, io);
     case "sessions":
       return sessionsCommand(rest, io);
+    case "doctor":
+      return runDoctor(io);
     case "help":
     case "--help":
     case "-h":

@@ -59,3 +59,4 @@ export { DeliveryService, type DeliveryServiceOptions } from "./outbound/deliver
 export { TypingTracker } from "./outbound/typing-tracker.js";
 export * from "./queue/index.js";
 export type { GatewayEvent, HookOutcome, HookPort, GatewayStore, RunQueuePort, DeliveryPort, TypingPort } from "./core/ports.js";
+export { resolveModelName } from "./agent/model-names.js";
