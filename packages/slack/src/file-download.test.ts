@@ -11,6 +11,8 @@ let dir: string;
 let server: http.Server;
 let origin: string;
 const seenAuth: string[] = [];
+const heldResponses: http.ServerResponse[] = [];
+let onSlowRequest = (): void => {};
 
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "hermes-"));
@@ -25,6 +27,10 @@ beforeEach(async () => {
       return void res.end(Buffer.alloc(2500));
     }
     if (req.url === "/files/missing") return void res.writeHead(404).end();
+    if (req.url === "/files/slow") {
+      heldResponses.push(res);
+      return void onSlowRequest();
+    }
     res.writeHead(200, { "content-type": "text/plain" }).end("hello file");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -32,6 +38,8 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  for (const res of heldResponses.splice(0)) res.destroy();
+  onSlowRequest = () => {};
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await rm(dir, { recursive: true, force: true });
 });
@@ -73,6 +81,26 @@ describe("downloadSlackFiles", () => {
     expect(missing.notes[0]).toContain("HTTP 404");
     const signIn = await downloadSlackFiles([{ id: "F6", name: "x.png", mimetype: "image/png", url: `${origin}/files/F6` }], options({ botToken: "xoxb-wrong" }));
     expect(signIn.notes[0]).toContain("files:read");
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("hands over files as references once the deadline passes, during a download or before it starts", async () => {
+    const deadline = new AbortController();
+    onSlowRequest = () => deadline.abort();
+    const files = [
+      { id: "F7", name: "slow.txt", size: 10, url: `${origin}/files/slow` },
+      { id: "F8", name: "next.txt", size: 10, url: `${origin}/files/F8` },
+    ];
+    const result = await downloadSlackFiles(files, options({ deadline: deadline.signal }));
+    expect(result.attachments).toEqual([
+      { kind: "other", ref: "F7", name: "slow.txt", sizeBytes: 10 },
+      { kind: "other", ref: "F8", name: "next.txt", sizeBytes: 10 },
+    ]);
+    expect(result.notes).toEqual([
+      'The file "slow.txt" was not downloaded: it did not arrive in time. It is still in Slack (file id F7).',
+      'The file "next.txt" was not downloaded: it did not arrive in time. It is still in Slack (file id F8).',
+    ]);
+    expect(seenAuth).toHaveLength(1);
     expect(await readdir(dir)).toEqual([]);
   });
 

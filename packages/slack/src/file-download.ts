@@ -17,6 +17,11 @@ export interface FileDownloadOptions {
   fetch: typeof fetch;
   logger: Logger;
   timeoutMs?: number;
+  /**
+   * Aborted when the message must be handed over now: files not downloaded by then are passed on as references,
+   * with a note, so that slow downloads never hold up persisting the message.
+   */
+  deadline?: AbortSignal;
 }
 
 export interface DownloadedFiles {
@@ -38,16 +43,29 @@ export async function downloadSlackFiles(files: readonly SlackFile[], options: F
       result.notes.push(`The file "${label}" (${megabytes(file.size)}) was not downloaded: it is larger than the ${megabytes(options.maxBytes)} limit.`);
       continue;
     }
+    if (options.deadline?.aborted) {
+      result.notes.push(outOfTimeNote(label, file.id));
+      continue;
+    }
     const download = await downloadOne(file, options);
     if (download.ok) {
       attachment.localPath = download.localPath;
       attachment.sizeBytes = download.sizeBytes;
+    } else if (download.reason === OUT_OF_TIME) {
+      options.logger.warn("slack file not downloaded in time; handed over as a reference", { fileId: file.id });
+      result.notes.push(outOfTimeNote(label, file.id));
     } else {
       options.logger.warn("slack file not downloaded", { fileId: file.id, reason: download.reason });
       result.notes.push(`The file "${label}" could not be downloaded: ${download.reason}.`);
     }
   }
   return result;
+}
+
+const OUT_OF_TIME = "out of time";
+
+function outOfTimeNote(label: string, fileId: string): string {
+  return `The file "${label}" was not downloaded: it did not arrive in time. It is still in Slack (file id ${fileId}).`;
 }
 
 /** What the gateway is told about a file it does not get downloaded. */
@@ -71,14 +89,15 @@ async function downloadOne(file: SlackFile, options: FileDownloadOptions): Promi
   // The bot token opens every file the bot can see; it only goes to Slack's own hosts.
   if (!options.trustedOrigins.has(url.origin)) return { ok: false, reason: `its address (${url.origin}) is not a Slack file host` };
 
+  const ownTimeout = AbortSignal.timeout(options.timeoutMs ?? 60_000);
+  const signal = options.deadline ? AbortSignal.any([ownTimeout, options.deadline]) : ownTimeout;
+  const failed = (error: unknown): Download =>
+    options.deadline?.aborted ? { ok: false, reason: OUT_OF_TIME } : { ok: false, reason: `the download failed (${error instanceof Error ? error.message : String(error)})` };
   let response: Response;
   try {
-    response = await options.fetch(url, {
-      headers: { authorization: `Bearer ${options.botToken}` },
-      signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
-    });
+    response = await options.fetch(url, { headers: { authorization: `Bearer ${options.botToken}` }, signal });
   } catch (error) {
-    return { ok: false, reason: `the download failed (${error instanceof Error ? error.message : String(error)})` };
+    return failed(error);
   }
   if (!response.ok || !response.body) {
     await response.body?.cancel().catch(() => undefined);
@@ -110,7 +129,7 @@ async function downloadOne(file: SlackFile, options: FileDownloadOptions): Promi
   } catch (error) {
     await rm(localPath, { force: true });
     if (error instanceof FileTooLargeError) return { ok: false, reason: `it is larger than the ${megabytes(options.maxBytes)} limit` };
-    return { ok: false, reason: `the download failed (${error instanceof Error ? error.message : String(error)})` };
+    return failed(error);
   }
   return { ok: true, localPath, sizeBytes: received };
 }

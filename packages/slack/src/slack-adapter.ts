@@ -11,7 +11,8 @@ import { OncePerKey } from "./once-per-key.js";
 import type { RefusalReason } from "./request-signature.js";
 import { trustedFileOrigins, webApiUrlFor } from "./slack-api-url.js";
 import { envelopeEventId, readMessageEvent, type SlackFile } from "./slack-events.js";
-import { socketModeReceiver, startSocketMode } from "./socket-mode.js";
+import { startSocketMode } from "./socket-mode.js";
+import { SlackSocketReceiver } from "./socket-mode-receiver.js";
 import { slackUserName, UserNames } from "./user-names.js";
 import { webApiFailure } from "./web-api-failure.js";
 import { WorkingReaction } from "./working-reaction.js";
@@ -30,6 +31,13 @@ export interface SlackAdapterDeps {
   onRequestRefused?: (reason: RefusalReason) => void;
   /** How long an HTTP event waits for its message to be persisted before Slack is answered anyway (default 2.5 s). */
   ackDeadlineMs?: number;
+  /**
+   * How long file downloads may take in all before the message is handed over without the rest (default 2 s), so
+   * it is persisted before the HTTP acknowledgement deadline.
+   */
+  downloadBudgetMs?: number;
+  /** How long a message waits for its sender's name on a cache miss before going on with the user id (default 1 s). */
+  nameLookupWaitMs?: number;
   /** How long start() waits for the first Socket Mode connection before letting it continue in the background (30 s). */
   socketConnectWaitMs?: number;
 }
@@ -42,6 +50,8 @@ export interface SlackAdapterDeps {
 export const SLACK_TEXT_LIMIT = 3_500;
 export const DEFAULT_MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
 export const SLACK_EVENTS_PATH = "/slack/events";
+const DEFAULT_DOWNLOAD_BUDGET_MS = 2_000;
+const DEFAULT_NAME_LOOKUP_WAIT_MS = 1_000;
 
 type RefusalCounts = Record<RefusalReason, number>;
 
@@ -111,9 +121,10 @@ export class SlackAdapter implements PlatformAdapter {
   }
 
   async stop(): Promise<void> {
-    const app = this.app;
+    // The receiver stops taking requests first; one already past that finds no context and fails, so Slack
+    // delivers it again instead of it being acknowledged and dropped.
+    await this.app?.stop();
     this.context = undefined;
-    await app?.stop();
   }
 
   async send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
@@ -158,7 +169,7 @@ export class SlackAdapter implements PlatformAdapter {
     const { appToken, signingSecret } = this.settings;
     if (appToken) {
       if (signingSecret) this.deps.logger.info("slack: SLACK_APP_TOKEN is set, so events come over Socket Mode; SLACK_SIGNING_SECRET is not used");
-      return socketModeReceiver(appToken, this.settings.apiUrl, boltLogger);
+      return new SlackSocketReceiver({ appToken, apiUrl: this.settings.apiUrl, logger: this.deps.logger, boltLogger });
     }
     if (!signingSecret) throw new Error("Slack needs SLACK_SIGNING_SECRET (HTTP events) or SLACK_APP_TOKEN (Socket Mode)");
     if (!context.route) throw new Error("Slack HTTP events need the gateway's HTTP server (POST /slack/events); use SLACK_APP_TOKEN for Socket Mode instead");
@@ -194,10 +205,10 @@ export class SlackAdapter implements PlatformAdapter {
   }
 
   private async handleEvent(raw: unknown): Promise<void> {
-    const context = this.context;
     const bot = this.bot;
     const event = readMessageEvent(raw);
-    if (!context || !bot || !event) return;
+    if (!this.context) throw new Error("the Slack adapter is stopped");
+    if (!bot || !event) return;
     const normalized = normalizeSlackEvent(event, { botUserId: bot.userId, botName: bot.name, botIsInThread: (channel, ts) => this.threads.has(channel, ts) });
     if (!normalized.ok) {
       this.deps.logger.debug("slack event ignored", { reason: normalized.reason, channel: event.channel });
@@ -209,9 +220,13 @@ export class SlackAdapter implements PlatformAdapter {
     let handed = false;
     try {
       const addressed = isAddressedToBot(message);
-      const name = await this.names?.nameOf(message.user.id);
-      if (name) message.user.name = name;
+      // Both run side by side and are bounded, so the message is persisted within Slack's acknowledgement deadline.
+      const naming = this.names?.nameWithin(message.user.id, this.deps.nameLookupWaitMs ?? DEFAULT_NAME_LOOKUP_WAIT_MS);
       if (files.length > 0) await this.attachFiles(message, files, addressed);
+      const name = await naming;
+      if (name) message.user.name = name;
+      const context = this.context;
+      if (!context) throw new Error("the Slack adapter stopped while the message was being prepared");
       await context.receive(message);
       handed = true;
       if (addressed) this.reaction?.add(message.chat.id, event.ts);
@@ -233,6 +248,7 @@ export class SlackAdapter implements PlatformAdapter {
       trustedOrigins: trustedFileOrigins(this.settings.apiUrl),
       fetch: this.deps.fetch ?? fetch,
       logger: this.deps.logger,
+      deadline: AbortSignal.timeout(this.deps.downloadBudgetMs ?? DEFAULT_DOWNLOAD_BUDGET_MS),
     });
     message.attachments = downloaded.attachments;
     if (downloaded.notes.length > 0) message.text = [message.text, ...downloaded.notes.map((note) => `[${note}]`)].filter(Boolean).join("\n\n");

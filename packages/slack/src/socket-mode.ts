@@ -1,16 +1,7 @@
-import { SocketModeReceiver, type App, type Logger as BoltLogger } from "@slack/bolt";
+import type { App } from "@slack/bolt";
 import type { Logger } from "@hermes/agent";
-import { webApiUrlFor } from "./slack-api-url.js";
 
 const SOCKET_CONNECT_WAIT_MS = 30_000;
-
-/**
- * Bolt's Socket Mode receiver pointed at SLACK_API_URL. Its client keeps its own (long) retry policy for
- * `apps.connections.open`, which it also uses when reconnecting after a dropped connection.
- */
-export function socketModeReceiver(appToken: string, apiUrl: string | undefined, logger: BoltLogger): SocketModeReceiver {
-  return new SocketModeReceiver({ appToken, logger, installerOptions: { clientOptions: { slackApiUrl: webApiUrlFor(apiUrl) } } });
-}
 
 /**
  * Socket Mode keeps retrying while Slack is unreachable; the gateway's start must not wait for that, so after

@@ -47,4 +47,25 @@ describe("UserNames", () => {
     expect(await names.nameOf("U1")).toBeUndefined();
     expect(await names.nameOf("U1")).toBe("Ada");
   });
+
+  it("does not wait for a lookup past the given time, and serves its answer from the cache later", async () => {
+    let answer = (_name: string): void => {};
+    const asked: string[] = [];
+    const names = new UserNames({
+      lookup: (id) => {
+        asked.push(id);
+        return new Promise<string>((resolve) => {
+          answer = resolve;
+        });
+      },
+      logger: silentLogger,
+      now: () => 0,
+    });
+    expect(await names.nameWithin("U1", 0)).toBeUndefined();
+    const waiting = names.nameWithin("U1", 60_000);
+    answer("Ada");
+    expect(await waiting).toBe("Ada");
+    expect(await names.nameWithin("U1", 0)).toBe("Ada");
+    expect(asked).toEqual(["U1"]);
+  });
 });

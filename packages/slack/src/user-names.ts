@@ -20,6 +20,7 @@ const PERMANENT_ERRORS: ReadonlySet<string> = new Set(["missing_scope", "not_all
  */
 export class UserNames {
   private readonly cache = new Map<string, { name: string | undefined; at: number }>();
+  private readonly pending = new Map<string, Promise<string | undefined>>();
   private disabled = false;
   private readonly ttlMs: number;
   private readonly capacity: number;
@@ -27,6 +28,30 @@ export class UserNames {
   constructor(private readonly options: UserNamesOptions) {
     this.ttlMs = options.ttlMs ?? 60 * 60 * 1000;
     this.capacity = options.capacity ?? 5_000;
+  }
+
+  /**
+   * The name when it is cached or Slack answers within `waitMs`; otherwise the name known so far (possibly expired, or
+   * none), while the lookup goes on and fills the cache for later messages. Keeps a slow users.info from delaying
+   * the point where a message is persisted (and Slack is answered).
+   */
+  async nameWithin(userId: string, waitMs: number): Promise<string | undefined> {
+    const cached = this.cache.get(userId);
+    if ((cached && this.options.now() - cached.at < this.ttlMs) || this.disabled) return cached?.name;
+    let lookup = this.pending.get(userId);
+    if (!lookup) {
+      const started = this.nameOf(userId).finally(() => this.pending.delete(userId));
+      this.pending.set(userId, started);
+      lookup = started;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<{ late: true }>((resolve) => {
+      timer = setTimeout(() => resolve({ late: true }), waitMs);
+      timer.unref();
+    });
+    const first = await Promise.race([lookup.then((name) => ({ late: false as const, name })), waited]);
+    clearTimeout(timer);
+    return first.late ? cached?.name : first.name;
   }
 
   async nameOf(userId: string): Promise<string | undefined> {

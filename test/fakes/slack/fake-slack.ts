@@ -80,6 +80,8 @@ export interface FakeSlack {
   addFile(input: { name: string; mimetype: string; content: Buffer | string }): FakeSlackFile;
   /** The next call of `method` fails this way (Slack's ok:false answer, or an HTTP status). */
   failNext(method: string, failure: ScriptedFailure): void;
+  /** The next call of `method` is not answered until the returned function is called (a slow Slack). */
+  holdNext(method: string): () => void;
   close(): Promise<void>;
 }
 
@@ -117,6 +119,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const users = new Map<string, FakeSlackUser>();
   const files = new Map<string, { file: FakeSlackFile; content: Buffer }>();
   const failures = new Map<string, ScriptedFailure[]>();
+  const holds = new Map<string, Promise<void>[]>();
   const sockets = new Set<Socket>();
   let counter = 0;
   let base = "";
@@ -184,10 +187,15 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
       const token = bearer ?? (typeof params.token === "string" ? params.token : undefined);
       calls.push({ method, params, token });
-      const scripted = failures.get(method)?.shift();
-      if (scripted) return send(res, "error" in scripted ? fail(scripted.error) : scriptedHttpFailure(scripted));
-      const handler = methods[method];
-      send(res, handler ? handler(params, token) : fail("unknown_method"));
+      const answer = (): void => {
+        const scripted = failures.get(method)?.shift();
+        if (scripted) return send(res, "error" in scripted ? fail(scripted.error) : scriptedHttpFailure(scripted));
+        const handler = methods[method];
+        send(res, handler ? handler(params, token) : fail("unknown_method"));
+      };
+      const held = holds.get(method)?.shift();
+      if (held) void held.then(() => (res.destroyed ? undefined : answer()));
+      else answer();
     });
   });
 
@@ -308,6 +316,16 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       const queue = failures.get(method) ?? [];
       queue.push(failure);
       failures.set(method, queue);
+    },
+    holdNext: (method) => {
+      let release = (): void => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const queue = holds.get(method) ?? [];
+      queue.push(held);
+      holds.set(method, queue);
+      return release;
     },
     close: () => {
       closing ??= new Promise<void>((resolve) => {
