@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { silentLogger } from "@hermes/agent";
 import type { GatewayConfig, PlatformAdapter } from "@hermes/gateway";
-import { createDiscordAdapter } from "@hermes/discord";
+import { createDiscordAdapter, type DiscordAdapterDeps } from "@hermes/discord";
 import { startDiscordFake, type DiscordFake, type FakeGuild, type FakeUser } from "./fakes/discord/index.js";
 import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
 
@@ -28,7 +28,9 @@ interface World {
   ada: FakeUser;
 }
 
-async function start(env: Record<string, string> = {}, maxAttachmentBytes?: number): Promise<World> {
+type AdapterTuning = Pick<DiscordAdapterDeps, "maxAttachmentBytes" | "restTimeoutMs">;
+
+async function start(env: Record<string, string> = {}, tuning: AdapterTuning = {}): Promise<World> {
   const discord = await startDiscordFake();
   fake = discord;
   const guild = discord.addGuild({ name: "Hermes Lab", channels: ["general"], roles: ["Ops"], botRoles: ["Hermes"] });
@@ -36,7 +38,7 @@ async function start(env: Record<string, string> = {}, maxAttachmentBytes?: numb
   const adapters = (config: GatewayConfig): PlatformAdapter[] => {
     if (!config.discord) throw new Error("DISCORD_BOT_TOKEN did not enable Discord");
     const attachmentsDir = path.join(config.paths.workspace, "attachments", "discord");
-    return [createDiscordAdapter(config.discord, { logger: silentLogger, attachmentsDir, ...(maxAttachmentBytes ? { maxAttachmentBytes } : {}) })];
+    return [createDiscordAdapter(config.discord, { logger: silentLogger, attachmentsDir, ...tuning })];
   };
   const harness = await startGatewayHarness(
     { DISCORD_BOT_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl, DISCORD_ALLOWED_USERS: ada.id, ...env },
@@ -249,7 +251,7 @@ describe("Discord adapter end to end (discord.js against the fake Discord)", () 
   });
 
   it("downloads attachments into the workspace and tells the model about files it refused", async () => {
-    const { fake, h, ada } = await start({}, 1024);
+    const { fake, h, ada } = await start({}, { maxAttachmentBytes: 1024 });
     h.llm.enqueue({ kind: "text", text: "Got your files." });
     const dm = fake.postDm(ada, "see attached", {
       attachments: [
@@ -278,5 +280,18 @@ describe("Discord adapter end to end (discord.js against the fake Discord)", () 
     await h.gateway.waitIdle(dmKey(dm.channelId));
 
     expect(fake.sentTo(dm.channelId).map((m) => m.content)).toEqual(["Patience pays."]);
+  });
+
+  it("retries a reply whose answer never came back without posting it twice", async () => {
+    const { fake, h, ada } = await start({}, { restTimeoutMs: 1_000 });
+    // Discord creates the reply but answers after the client timed out, so the gateway sends it again.
+    fake.failNextSend({ kind: "lateAnswer", delayMs: 60_000 });
+    h.llm.enqueue({ kind: "text", text: "Only once, please." });
+    const dm = fake.postDm(ada, "hello");
+    await fake.waitFor(() => fake.nonceReplays.length > 0, "the retried send");
+    await h.gateway.waitIdle(dmKey(dm.channelId));
+
+    expect(fake.sentTo(dm.channelId).map((m) => m.content)).toEqual(["Only once, please."]);
+    expect(fake.nonceReplays).toEqual([fake.sent[0]?.id]);
   });
 });

@@ -60,6 +60,26 @@ describe("Discord adapter sending", () => {
     expect(!missing.ok && missing.error).toContain("Unknown Channel");
   });
 
+  it("gets the first message back when a send that timed out is retried, instead of posting it twice", async () => {
+    const impatient = createDiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl }, { logger: silentLogger, attachmentsDir: "/nonexistent", restTimeoutMs: 1_000 });
+    const channel = fake.dmChannelId(fake.addUser("ada"));
+    const target = { chatId: channel };
+    // Discord creates the message, but its answer arrives long after the client gave up waiting.
+    fake.failNextSend({ kind: "lateAnswer", delayMs: 60_000 });
+
+    expect(await impatient.send(target, { text: "Done.", format: "markdown" })).toMatchObject({ ok: false, retryable: true });
+    expect(fake.sent).toHaveLength(1);
+    const retried = await impatient.send(target, { text: "Done.", format: "markdown" });
+
+    expect(retried).toEqual({ ok: true, messageId: fake.sent[0]?.id });
+    expect(fake.sent).toHaveLength(1);
+    expect(fake.nonceReplays).toEqual([fake.sent[0]?.id]);
+    expect(fake.sent[0]?.body).toMatchObject({ enforce_nonce: true, nonce: expect.any(String) });
+    // The same words later are a new reply, not a retry.
+    expect(await impatient.send(target, { text: "Done.", format: "markdown" })).toMatchObject({ ok: true });
+    expect(fake.sentTo(channel).map((m) => m.content)).toEqual(["Done.", "Done."]);
+  });
+
   it("can reply before the gateway connection is up and after it is stopped", async () => {
     const ada = fake.addUser("ada");
     await adapter.stop();

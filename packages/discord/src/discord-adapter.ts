@@ -1,12 +1,14 @@
 import { Client, cleanContent, Events, GatewayIntentBits, Partials, REST, Routes, type Message } from "discord.js";
 import type { Logger } from "@hermes/agent";
-import type { AdapterContext, DiscordSettings, OutboundMessage, OutboundTarget, PlatformAdapter, SendResult } from "@hermes/gateway";
+import type { AdapterContext, DiscordSettings, InboundMessage, OutboundMessage, OutboundTarget, PlatformAdapter, SendResult } from "@hermes/gateway";
 import { isTrustedAttachmentUrl } from "./attachment-kind.js";
 import { logConnectionEvents, logRateLimits } from "./connection-log.js";
 import { downloadAttachments } from "./download-attachments.js";
 import { DISCORD_PLATFORM, normalizeMessage } from "./normalize.js";
 import { outboundMessageBody } from "./outbound-body.js";
+import { receiveWithRetry, sleepUnlessAborted, type AbortableSleep } from "./receive-with-retry.js";
 import { RecentIds } from "./recent-ids.js";
+import { ReplyNonces } from "./reply-nonce.js";
 import { restBaseFrom } from "./rest-base.js";
 import { sendFailure } from "./send-failure.js";
 import { SerialLanes } from "./serial-lanes.js";
@@ -26,6 +28,10 @@ export interface DiscordAdapterDeps {
   fetch?: typeof fetch;
   /** How long `start` waits for the gateway session before it returns and lets discord.js keep trying (default 60 s). */
   connectTimeoutMs?: number;
+  /** How long a send waits for Discord's answer before it counts as a (retryable) failure (default 15 s). */
+  restTimeoutMs?: number;
+  /** The pause between attempts to hand a message to the gateway; must return early when `signal` aborts. */
+  sleep?: AbortableSleep;
 }
 
 /** Discord refuses longer messages; the gateway chunks to this. */
@@ -33,6 +39,8 @@ export const DISCORD_TEXT_LIMIT = 2000;
 export const DEFAULT_MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
 const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 5_000;
+const DEFAULT_REST_TIMEOUT_MS = 15_000;
+export const LOST_MESSAGE_NOTICE = "I couldn't take that message — please send it again.";
 /** Message Content is privileged: it has to be switched on for the bot in the developer portal. */
 export const DISCORD_INTENTS = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent];
 
@@ -50,8 +58,11 @@ class DiscordAdapter implements PlatformAdapter {
   private readonly logger: Logger;
   private readonly lanes = new SerialLanes();
   private readonly sentIds = new RecentIds();
+  private readonly nonces = new ReplyNonces();
   private client: Client | undefined;
   private accepting = false;
+  /** Aborted by `stop`, so messages still being retried give up instead of holding shutdown. */
+  private stopping = new AbortController();
 
   constructor(
     private readonly settings: DiscordSettings,
@@ -60,7 +71,7 @@ class DiscordAdapter implements PlatformAdapter {
     this.restBase = restBaseFrom(settings.apiUrl);
     this.logger = deps.logger.child({ platform: DISCORD_PLATFORM });
     // No retries of its own: the gateway's delivery retries with backoff; rate limits are still waited out here.
-    this.rest = new REST({ api: this.restBase, retries: 0 }).setToken(settings.token);
+    this.rest = new REST({ api: this.restBase, retries: 0, timeout: deps.restTimeoutMs ?? DEFAULT_REST_TIMEOUT_MS }).setToken(settings.token);
     logRateLimits(this.rest, this.logger);
   }
 
@@ -73,6 +84,7 @@ class DiscordAdapter implements PlatformAdapter {
     });
     const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
     this.client = client;
+    this.stopping = new AbortController();
     this.accepting = true;
     const connected = client.login(this.settings.token).then(() => ready);
     const timeoutMs = this.deps.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
@@ -104,6 +116,7 @@ class DiscordAdapter implements PlatformAdapter {
 
   async stop(): Promise<void> {
     this.accepting = false;
+    this.stopping.abort();
     await this.lanes.idle();
     const client = this.client;
     this.client = undefined;
@@ -111,10 +124,12 @@ class DiscordAdapter implements PlatformAdapter {
   }
 
   async send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
+    const reply = { channelId: channelOf(target), text: message.text, ...(target.replyToMessageId ? { replyToMessageId: target.replyToMessageId } : {}) };
     try {
-      const created: unknown = await this.rest.post(Routes.channelMessages(channelOf(target)), {
-        body: outboundMessageBody(message.text, target.replyToMessageId),
+      const created: unknown = await this.rest.post(Routes.channelMessages(reply.channelId), {
+        body: outboundMessageBody(message.text, target.replyToMessageId, this.nonces.nonceFor(reply)),
       });
+      this.nonces.delivered(reply);
       const id = messageIdOf(created);
       if (id === undefined) return { ok: true };
       this.sentIds.add(id);
@@ -144,36 +159,64 @@ class DiscordAdapter implements PlatformAdapter {
     const botUserId = client.user?.id;
     // Cheap checks first: the bot's own echoes and other bots are most of the traffic in busy guilds.
     if (!botUserId || message.author.bot || message.author.id === botUserId) return;
+    const where = { messageId: message.id, channelId: message.channelId };
+    let prepared: Prepared | undefined;
     try {
-      const view = await viewOfMessage(message, this.deps.now ?? Date.now);
-      const normalized = normalizeMessage(view, {
-        botUserId,
-        sentByBot: (id) => this.sentIds.has(id),
-        renderMentions: (text) => cleanContent(text, message.channel),
-      });
-      if (normalized.kind === "skip") {
-        this.logger.debug("Discord message skipped", { messageId: message.id, reason: normalized.reason });
-        return;
-      }
-      // Files in messages the bot may ignore (unaddressed guild chatter) are listed but not fetched.
-      const inbound = normalized.addressed
-        ? await downloadAttachments(normalized.message, {
-            dir: this.deps.attachmentsDir,
-            maxBytes: this.deps.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,
-            fetch: this.deps.fetch ?? fetch,
-            isTrusted: (url) => isTrustedAttachmentUrl(url, this.restBase),
-            logger: this.logger,
-          })
-        : normalized.message;
-      await context.receive(inbound);
+      prepared = await this.prepare(message, botUserId);
     } catch (error) {
-      this.logger.error("could not hand a Discord message to the gateway", {
-        messageId: message.id,
-        channelId: message.channelId,
-        error: describeError(error),
-      });
+      this.logger.error("could not read a Discord message", { ...where, error: describeError(error) });
+      return;
     }
+    if (!prepared) return;
+    const { inbound, addressed } = prepared;
+    const outcome = await receiveWithRetry(() => context.receive(inbound), {
+      sleep: this.deps.sleep ?? sleepUnlessAborted,
+      signal: this.stopping.signal,
+      onRetry: (error, attempt) => {
+        if (attempt === 1) this.logger.warn("the gateway could not save a Discord message; retrying", { ...where, error: describeError(error) });
+      },
+    });
+    if (outcome.ok) return;
+    this.logger.error("could not hand a Discord message to the gateway", {
+      ...where,
+      reason: outcome.reason,
+      attempts: outcome.attempts,
+      error: describeError(outcome.error),
+    });
+    // Unaddressed guild chatter would never have been answered; a notice there would only be noise.
+    if (!addressed) return;
+    const notice = await this.send({ chatId: message.channelId, replyToMessageId: message.id }, { text: LOST_MESSAGE_NOTICE, format: "plain" });
+    if (!notice.ok) this.logger.error("could not tell the user their Discord message was lost", { ...where, error: notice.error });
   }
+
+  private async prepare(message: Message, botUserId: string): Promise<Prepared | undefined> {
+    const view = await viewOfMessage(message, this.deps.now ?? Date.now);
+    const normalized = normalizeMessage(view, {
+      botUserId,
+      sentByBot: (id) => this.sentIds.has(id),
+      renderMentions: (text) => cleanContent(text, message.channel),
+    });
+    if (normalized.kind === "skip") {
+      this.logger.debug("Discord message skipped", { messageId: message.id, reason: normalized.reason });
+      return undefined;
+    }
+    // Files in messages the bot may ignore (unaddressed guild chatter) are listed but not fetched.
+    const inbound = normalized.addressed
+      ? await downloadAttachments(normalized.message, {
+          dir: this.deps.attachmentsDir,
+          maxBytes: this.deps.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,
+          fetch: this.deps.fetch ?? fetch,
+          isTrusted: (url) => isTrustedAttachmentUrl(url, this.restBase),
+          logger: this.logger,
+        })
+      : normalized.message;
+    return { inbound, addressed: normalized.addressed };
+  }
+}
+
+interface Prepared {
+  inbound: InboundMessage;
+  addressed: boolean;
 }
 
 /** A thread is its own channel on Discord: replies in a thread go to the thread, not its parent. */

@@ -44,4 +44,9 @@ describe("outboundMessageBody", () => {
     });
     expect(outboundMessageBody("hi")).not.toHaveProperty("message_reference");
   });
+
+  it("asks Discord to enforce the nonce so a repeated send returns the first message", () => {
+    expect(outboundMessageBody("hi", undefined, "abc")).toMatchObject({ nonce: "abc", enforce_nonce: true });
+    expect(outboundMessageBody("hi")).not.toHaveProperty("enforce_nonce");
+  });
 });

@@ -138,6 +138,23 @@ describe("discord fake REST", () => {
     const url = ((dm.payload.attachments as { url: string }[])[0] ?? { url: "" }).url;
     expect(await (await fetch(url)).text()).toBe("contents");
   });
+
+  it("returns the first message for a repeated enforced nonce in the same channel, and only then", async () => {
+    const ada = fake.addUser("ada");
+    const dm = fake.dmChannelId(ada);
+    const general = fake.addGuild({ name: "Lab", channels: ["general"] }).channels.general ?? "";
+    const send = async (channelId: string, body: Record<string, unknown>): Promise<string> => {
+      const response = await fetch(`${fake.apiUrl}/v10/channels/${channelId}/messages`, { method: "POST", headers: auth(), body: JSON.stringify(body) });
+      return ((await response.json()) as { id: string }).id;
+    };
+    const first = await send(dm, { content: "hi", nonce: "n1", enforce_nonce: true });
+    expect(await send(dm, { content: "hi", nonce: "n1", enforce_nonce: true })).toBe(first);
+    const elsewhere = await send(general, { content: "hi", nonce: "n1", enforce_nonce: true });
+    const unenforced = await send(dm, { content: "hi", nonce: "n1" });
+    expect(new Set([first, elsewhere, unenforced]).size).toBe(3);
+    expect(fake.sent.map((m) => m.id)).toEqual([first, elsewhere, unenforced]);
+    expect(fake.nonceReplays).toEqual([first]);
+  });
 });
 
 describe("pingsOf", () => {

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FakeWorld } from "./fake-world.js";
+import { createBotMessage } from "./create-message.js";
 import { channelPayload, memberPayload, userPayload, type Json } from "./payloads.js";
-import { pingsOf, type Pings } from "./pings.js";
+import type { Pings } from "./pings.js";
 
 export interface SentMessage {
   id: string;
@@ -19,13 +20,19 @@ export type SendFailure =
   | { kind: "status"; status: number; body?: Json }
   /** Closes the connection without an answer. */
   | { kind: "network" }
-  | { kind: "rateLimit"; retryAfterSeconds: number };
+  | { kind: "rateLimit"; retryAfterSeconds: number }
+  /** Creates the message but answers only after `delayMs`, or never if the client gives up first (a lost answer). */
+  | { kind: "lateAnswer"; delayMs: number };
 
 export interface RestRecords {
   sent: SentMessage[];
   typing: string[];
   unknownRoutes: string[];
   sendFailures: SendFailure[];
+  /** Ids of messages returned again for a repeated nonce (`enforce_nonce`) instead of being created twice. */
+  nonceReplays: string[];
+  /** Messages created with a nonce, by channel and nonce, for `enforce_nonce`. */
+  nonces: Map<string, { messageId: string; at: number }>;
 }
 
 export interface RestDeps {
@@ -35,8 +42,6 @@ export interface RestDeps {
   records: RestRecords;
   onChange: () => void;
 }
-
-const MAX_CONTENT = 2000;
 
 /** The REST half of the fake: the routes discord.js calls at login and for sending, plus attachment files. */
 export function handleRest(req: IncomingMessage, res: ServerResponse, rawBody: string, deps: RestDeps): void {
@@ -82,34 +87,18 @@ export function handleRest(req: IncomingMessage, res: ServerResponse, rawBody: s
 
 function createMessage(channelId: string, rawBody: string, req: IncomingMessage, res: ServerResponse, deps: RestDeps): void {
   const failure = deps.records.sendFailures.shift();
-  if (failure) return fail(failure, req, res);
-  const { world } = deps;
-  if (!world.channels.has(channelId)) return unknownChannel(res);
-  let body: Json;
-  try {
-    body = JSON.parse(rawBody) as Json;
-  } catch {
-    return json(res, 400, { message: "400: Bad Request", code: 0 });
-  }
-  const content = typeof body.content === "string" ? body.content : "";
-  if (content.length > MAX_CONTENT) {
-    return json(res, 400, formError("content", "BASE_TYPE_MAX_LENGTH", `Must be ${MAX_CONTENT} or fewer in length.`));
-  }
-  if (content.trim().length === 0) return json(res, 400, { message: "Cannot send an empty message", code: 50006 });
-  const reference = (body.message_reference ?? undefined) as Json | undefined;
-  let replyTo = typeof reference?.message_id === "string" ? reference.message_id : undefined;
-  if (replyTo !== undefined && !world.messages.has(replyTo)) {
-    if (reference?.fail_if_not_exists !== false) return json(res, 400, formError("message_reference", "MESSAGE_REFERENCE_UNKNOWN_MESSAGE", "Unknown message"));
-    replyTo = undefined;
-  }
-  const pings = pingsOf(content, body.allowed_mentions, replyTo !== undefined);
-  const message = world.createMessage(channelId, world.bot, content, { ...(replyTo ? { replyTo } : {}), mentionIds: pings.users });
-  deps.records.sent.push({ id: message.id as string, channelId, content, ...(replyTo ? { replyTo } : {}), body, pings });
+  if (failure && failure.kind !== "lateAnswer") return fail(failure, req, res);
+  const answer = createBotMessage(channelId, rawBody, deps.world, deps.records);
   deps.onChange();
-  json(res, 200, message);
+  if (failure?.kind !== "lateAnswer") return json(res, answer.status, answer.body);
+  // The message exists already; only the answer is lost on the way, as when Discord is slow and the client times out.
+  const timer = setTimeout(() => {
+    if (!res.destroyed) json(res, answer.status, answer.body);
+  }, failure.delayMs);
+  res.on("close", () => clearTimeout(timer));
 }
 
-function fail(failure: SendFailure, req: IncomingMessage, res: ServerResponse): void {
+function fail(failure: Exclude<SendFailure, { kind: "lateAnswer" }>, req: IncomingMessage, res: ServerResponse): void {
   if (failure.kind === "network") {
     req.socket.destroy();
     return;
@@ -129,10 +118,6 @@ function fail(failure: SendFailure, req: IncomingMessage, res: ServerResponse): 
     return;
   }
   json(res, failure.status, failure.body ?? { message: `fake failure ${failure.status}`, code: 0 });
-}
-
-function formError(field: string, code: string, message: string): Json {
-  return { message: "Invalid Form Body", code: 50035, errors: { [field]: { _errors: [{ code, message }] } } };
 }
 
 function unknownChannel(res: ServerResponse): void {

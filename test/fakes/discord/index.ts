@@ -37,6 +37,8 @@ export interface DiscordFake {
   /** Channel ids the bot sent "typing…" to. */
   readonly typing: string[];
   readonly unknownRoutes: string[];
+  /** Ids of messages a repeated send got back through `enforce_nonce` instead of a second copy. */
+  readonly nonceReplays: string[];
   readonly gateway: GatewayStats;
   readonly connected: boolean;
   addUser(username: string, options?: { bot?: boolean; globalName?: string }): FakeUser;
@@ -59,7 +61,7 @@ export interface DiscordFake {
   /** Accept gateway connections but send no HELLO until `releaseHello` (a stuck gateway). */
   holdHello(): void;
   releaseHello(): void;
-  /** The next message sends fail this way, in order. */
+  /** The next message sends fail this way, in order (`lateAnswer` creates the message but answers late). */
   failNextSend(...failures: SendFailure[]): void;
   close(): Promise<void>;
 }
@@ -71,7 +73,7 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
     for (const waiter of [...waiters]) waiter();
   };
   let baseUrl = "";
-  const records: RestRecords = { sent: [], typing: [], unknownRoutes: [], sendFailures: [] };
+  const records: RestRecords = { sent: [], typing: [], unknownRoutes: [], sendFailures: [], nonceReplays: [], nonces: new Map() };
   let gateway: FakeGateway | undefined;
   const world = new FakeWorld(
     { nextId: snowflakeGenerator(), now: Date.now, baseUrl: () => baseUrl, dispatch: (event, data) => gateway?.dispatch(event, data) },
@@ -145,6 +147,7 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
     sent: records.sent,
     typing: records.typing,
     unknownRoutes: records.unknownRoutes,
+    nonceReplays: records.nonceReplays,
     gateway: liveGateway.stats,
     get connected() {
       return liveGateway.connected;
