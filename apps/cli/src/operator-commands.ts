@@ -1,6 +1,6 @@
-import { silentLogger } from "@hermes/agent";
+import { silentLogger, type Logger } from "@hermes/agent";
 import { BUNDLED_HOOKS_DIR, PairingService, bootstrap, reportIssue } from "@hermes/gateway";
-import { tryOpenStore } from "@hermes/store";
+import { tryOpenStore, type Store } from "@hermes/store";
 import { runHooksCommand } from "./hooks/hooks-command.js";
 import { runPairingCommand } from "./pairing/pairing-command.js";
 import { runSessionsCommand } from "./sessions/sessions-command.js";
@@ -12,33 +12,30 @@ interface OperatorIo {
   stderr: NodeJS.WritableStream;
 }
 
-/** `hermes pairing …`: approve, list and revoke users, against the same state database the gateway uses. */
-export async function pairingCommand(args: readonly string[], io: OperatorIo): Promise<number> {
+/** Runs an operator command against the state database the gateway uses, closing it afterwards. */
+async function withStateStore(io: OperatorIo, run: (store: Store, logger: Logger) => Promise<number>): Promise<number> {
   const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.stderr, logName: "cli" });
   if (!boot.ok) return boot.exitCode;
   const { config, logger } = boot.value;
   const opened = await tryOpenStore({ file: config.paths.stateDb, logger });
   if (!opened.ok) return reportIssue(io.stderr, { setting: "HERMES_HOME", message: `cannot open ${config.paths.stateDb}: ${opened.error.message}` });
   try {
-    const service = new PairingService({ store: opened.store.pairing, logger });
-    return await runPairingCommand(args, { stdout: io.stdout, stderr: io.stderr, service });
+    return await run(opened.store, logger);
   } finally {
     await opened.store.close();
   }
 }
 
-/** `hermes sessions …`: list and read conversations from the state database. */
-export async function sessionsCommand(args: readonly string[], io: OperatorIo): Promise<number> {
-  const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.stderr, logName: "cli" });
-  if (!boot.ok) return boot.exitCode;
-  const { config, logger } = boot.value;
-  const opened = await tryOpenStore({ file: config.paths.stateDb, logger });
-  if (!opened.ok) return reportIssue(io.stderr, { setting: "HERMES_HOME", message: `cannot open ${config.paths.stateDb}: ${opened.error.message}` });
-  try {
-    return await runSessionsCommand(args, { stdout: io.stdout, stderr: io.stderr, store: opened.store });
-  } finally {
-    await opened.store.close();
-  }
+/** `hermes pairing …`: approve, list and revoke users. */
+export function pairingCommand(args: readonly string[], io: OperatorIo): Promise<number> {
+  return withStateStore(io, (store, logger) =>
+    runPairingCommand(args, { stdout: io.stdout, stderr: io.stderr, service: new PairingService({ store: store.pairing, logger }) }),
+  );
+}
+
+/** `hermes sessions …`: list and read conversations. */
+export function sessionsCommand(args: readonly string[], io: OperatorIo): Promise<number> {
+  return withStateStore(io, (store) => runSessionsCommand(args, { stdout: io.stdout, stderr: io.stderr, store }));
 }
 
 /** `hermes hooks …`: list, enable, disable, install and test hooks; the running gateway picks changes up by itself. */

@@ -23,40 +23,20 @@ export interface PlatformDeps {
 /** The platform adapters the configuration asks for. */
 export function configuredAdapters(config: GatewayConfig, deps: PlatformDeps): PlatformAdapter[] {
   const adapters: PlatformAdapter[] = [];
-  // Attachments land inside the workspace so the agent's file tools can open them.
-  const attachmentsDir = (platform: string): string => path.join(config.paths.workspace, "attachments", platform);
+  const common = (platform: string) => ({
+    logger: deps.logger.child({ platform }),
+    // Attachments land inside the workspace so the agent's file tools can open them.
+    attachmentsDir: path.join(config.paths.workspace, "attachments", platform),
+    maxAttachmentBytes: MAX_ATTACHMENT_BYTES,
+    botName: config.botName,
+  });
   const refused = deps.metrics.counter("gateway.webhook_requests_refused", "Webhook requests refused (bad signature, stale timestamp), by platform and reason.");
 
-  if (config.telegram) {
-    adapters.push(
-      createTelegramAdapter(config.telegram, {
-        logger: deps.logger.child({ platform: "telegram" }),
-        attachmentsDir: attachmentsDir("telegram"),
-        maxAttachmentBytes: MAX_ATTACHMENT_BYTES,
-        botName: config.botName,
-      }),
-    );
-  }
-  if (config.discord) {
-    adapters.push(
-      createDiscordAdapter(config.discord, {
-        logger: deps.logger.child({ platform: "discord" }),
-        attachmentsDir: attachmentsDir("discord"),
-        maxAttachmentBytes: MAX_ATTACHMENT_BYTES,
-        botName: config.botName,
-      }),
-    );
-  }
+  if (config.telegram) adapters.push(createTelegramAdapter(config.telegram, common("telegram")));
+  if (config.discord) adapters.push(createDiscordAdapter(config.discord, common("discord")));
   if (config.slack) {
-    adapters.push(
-      createSlackAdapter(config.slack, {
-        logger: deps.logger.child({ platform: "slack" }),
-        attachmentsDir: attachmentsDir("slack"),
-        maxAttachmentBytes: MAX_ATTACHMENT_BYTES,
-        botName: config.botName,
-        onRequestRefused: (reason) => refused.inc(1, { platform: "slack", reason }),
-      }),
-    );
+    const onRequestRefused = (reason: string): void => refused.inc(1, { platform: "slack", reason });
+    adapters.push(createSlackAdapter(config.slack, { ...common("slack"), onRequestRefused }));
   }
   return adapters;
 }

@@ -86,16 +86,7 @@ export interface DeliveryRecord {
   updatedAt: number;
 }
 
-export interface NewDelivery {
-  inboundId?: number;
-  sessionKey?: string;
-  platform: string;
-  chatId: string;
-  threadId?: string;
-  replyToMessageId?: string;
-  text: string;
-  kind: "reply" | "notice";
-}
+export type NewDelivery = Omit<DeliveryRecord, "id" | "status" | "attempts" | "lastError" | "createdAt" | "updatedAt">;
 
 export interface UsageRecord {
   sessionId: string;

@@ -1,16 +1,10 @@
-/** A reply or notice waiting to go out, as the delivery service needs it from the store. */
-export interface DeliveryRecordLike {
-  id: number;
-  platform: string;
-  chatId: string;
-  threadId?: string;
-  replyToMessageId?: string;
-  text: string;
-  /** "reply": the agent's answer (its loss is announced in the chat); "notice": gateway messages. */
-  kind: "reply" | "notice";
-  /** Failures recorded so far; `recordFailure` is expected to add one. */
-  attempts: number;
-}
+import type { DeliveryRecord } from "@hermes/store";
+
+/**
+ * A reply or notice waiting to go out, as the delivery service needs it from the store. `kind: "reply"` is the agent's
+ * answer (its loss is announced in the chat); `attempts` counts recorded failures (`recordFailure` adds one).
+ */
+export type DeliveryRecordLike = Pick<DeliveryRecord, "id" | "platform" | "chatId" | "threadId" | "replyToMessageId" | "text" | "kind" | "attempts">;
 
 export interface DeliveryStoreLike {
   /** Pending deliveries, oldest first. */
