@@ -1,6 +1,13 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+const source = (name: string): string => fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url));
+
 export default defineConfig({
+  // Tests import the TypeScript sources; processes the tests start run the compiled dist/ (built by `pretest`).
+  resolve: {
+    alias: Object.fromEntries(["agent", "store", "gateway", "telegram", "discord", "slack"].map((name) => [`@hermes/${name}`, source(name)])),
+  },
   test: {
     include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "test/**/*.test.ts"],
     pool: "forks",

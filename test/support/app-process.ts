@@ -1,9 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { REPO_ROOT } from "./run-cli.js";
-
-const TSX_LOADER = pathToFileURL(path.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 
 export interface AppProcess {
   readonly child: ChildProcess;
@@ -14,9 +11,9 @@ export interface AppProcess {
   kill(signal: NodeJS.Signals): void;
 }
 
-/** Starts `apps/<name>/src/main.ts` as a real process with exactly the given environment. */
+/** Starts the compiled `apps/<name>/dist/main.js` (what `npm start` / `npm run worker` run) with exactly the given environment. */
 export function startApp(name: "gateway" | "worker", env: Record<string, string>): AppProcess {
-  const child = spawn(process.execPath, ["--import", TSX_LOADER, path.join(REPO_ROOT, `apps/${name}/src/main.ts`)], {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, `apps/${name}/dist/main.js`)], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,11 +1,10 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-// Named by path so the CLI also starts from a working folder outside the repository.
-const TSX_LOADER = pathToFileURL(path.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
-const CLI_MAIN = path.join(REPO_ROOT, "apps/cli/src/main.ts");
+// Named by path so the CLI also starts from a working folder outside the repository; compiled by `pretest`.
+const CLI_MAIN = path.join(REPO_ROOT, "apps/cli/dist/main.js");
 
 export interface CliRun {
   code: number | null;
@@ -33,7 +32,7 @@ export function runCli(args: string[], options: CliOptions): Promise<CliRun> {
   const cwd = options.cwd ?? REPO_ROOT;
   const child = options.npmScript
     ? spawn("npm", ["run", options.npmScript, "--silent"], { cwd, env, stdio: ["pipe", "pipe", "pipe"] })
-    : spawn(process.execPath, ["--import", TSX_LOADER, CLI_MAIN, ...args], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    : spawn(process.execPath, [CLI_MAIN, ...args], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// Runs the TypeScript entry point through tsx, so the CLI needs no build step.
-import { register } from "tsx/esm/api";
-
-register();
-await import("../src/main.ts");
+// The compiled CLI (built by `npm ci` / `npm run build`).
+await import("../dist/main.js");
