@@ -18,8 +18,28 @@ export type SendResult =
   | { ok: true; messageId?: string }
   | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
 
+/**
+ * How an adapter's connection to its platform is doing, as shown in /healthz, /readyz and `hermes_adapter_up`:
+ * `connecting` (first attempt under way), `connected` (messages flow), `retrying` (lost or refused; another attempt
+ * is scheduled), `failed` (the adapter cannot go on without the operator, e.g. a setting that can never work).
+ */
+export type AdapterState = "connecting" | "connected" | "retrying" | "failed";
+
+export interface AdapterStatus {
+  state: AdapterState;
+  /** The cause of the last failure (never a secret), e.g. "401 Unauthorized: check TELEGRAM_BOT_TOKEN". */
+  error?: string;
+  /** When the adapter plans its next attempt (epoch ms), while `retrying`. */
+  retryAt?: number;
+}
+
 /** What the gateway gives an adapter when it starts it. */
 export interface AdapterContext {
+  /**
+   * Reports a change of the connection's state. Adapters call it whenever the state changes (and again with a new
+   * error while retrying); the gateway logs transitions, updates /readyz and the `hermes_adapter_up` gauge.
+   */
+  reportStatus(status: AdapterStatus): void;
   /** Hands a normalized message to the gateway; resolves once it is persisted (acknowledge the platform after). */
   receive(message: InboundMessage): Promise<void>;
   /** Registers an HTTP route on the gateway's server (webhooks). */

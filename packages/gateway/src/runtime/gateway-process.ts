@@ -189,6 +189,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     try {
       await adapter.start({
         receive: (message) => gateway.receive(message),
+        reportStatus: () => undefined,
         route: http ? (method, routePath, handler) => http?.route(method, routePath, handler) : undefined,
       });
       logger.info("platform adapter started", { platform: adapter.platform });
