@@ -7,7 +7,7 @@ async function main(): Promise<number> {
   if (!boot.ok) return boot.exitCode;
   const { config, logger, metrics } = boot.value;
 
-  const adapters = configuredAdapters(config, { logger, metrics });
+  const adapters = await configuredAdapters(config, { logger, metrics });
   if (adapters.length === 0) process.stderr.write(`${NO_PLATFORM_HINT}\n`);
 
   const started = await startGatewayProcess({ config, logger, adapters, http: true, metrics });

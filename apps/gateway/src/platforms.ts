@@ -1,9 +1,6 @@
 import path from "node:path";
 import type { Logger, MetricsRegistry } from "@hermes/agent";
 import type { GatewayConfig, PlatformAdapter } from "@hermes/gateway";
-import { createDiscordAdapter } from "@hermes/discord";
-import { createSlackAdapter } from "@hermes/slack";
-import { createTelegramAdapter } from "@hermes/telegram";
 
 export const NO_PLATFORM_HINT = [
   "No chat platform is configured, so the gateway only serves /healthz and /metrics. To connect one, set:",
@@ -20,8 +17,11 @@ export interface PlatformDeps {
   metrics: MetricsRegistry;
 }
 
-/** The platform adapters the configuration asks for. */
-export function configuredAdapters(config: GatewayConfig, deps: PlatformDeps): PlatformAdapter[] {
+/**
+ * The platform adapters the configuration asks for. Each platform's package (and its client library) is imported only
+ * when that platform is configured, so start-up does not pay for discord.js or Bolt when they are not used.
+ */
+export async function configuredAdapters(config: GatewayConfig, deps: PlatformDeps): Promise<PlatformAdapter[]> {
   const adapters: PlatformAdapter[] = [];
   const common = (platform: string) => ({
     logger: deps.logger.child({ platform }),
@@ -32,9 +32,16 @@ export function configuredAdapters(config: GatewayConfig, deps: PlatformDeps): P
   });
   const refused = deps.metrics.counter("gateway.webhook_requests_refused", "Webhook requests refused (bad signature, stale timestamp), by platform and reason.");
 
-  if (config.telegram) adapters.push(createTelegramAdapter(config.telegram, common("telegram")));
-  if (config.discord) adapters.push(createDiscordAdapter(config.discord, common("discord")));
+  if (config.telegram) {
+    const { createTelegramAdapter } = await import("@hermes/telegram");
+    adapters.push(createTelegramAdapter(config.telegram, common("telegram")));
+  }
+  if (config.discord) {
+    const { createDiscordAdapter } = await import("@hermes/discord");
+    adapters.push(createDiscordAdapter(config.discord, common("discord")));
+  }
   if (config.slack) {
+    const { createSlackAdapter } = await import("@hermes/slack");
     const onRequestRefused = (reason: string): void => refused.inc(1, { platform: "slack", reason });
     adapters.push(createSlackAdapter(config.slack, { ...common("slack"), onRequestRefused }));
   }
