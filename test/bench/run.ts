@@ -9,6 +9,7 @@ import { fauxAssistantMessage, fauxToolCall, registerFauxProvider, type Message 
 import { HermesAgent, repairHistory, ToolRegistry, defineTool } from "@hermes/agent";
 import { Type } from "@sinclair/typebox";
 import { chunkingBenchmark, gatewayThroughputBenchmark } from "./gateway-bench.js";
+import { startupBenchmark } from "./startup-bench.js";
 
 interface Figure {
   name: string;
@@ -119,6 +120,7 @@ async function main(): Promise<void> {
     await memoryPerRun(stateDir);
     record(chunkingBenchmark());
     for (const figure of await gatewayThroughputBenchmark()) record(figure);
+    for (const figure of await startupBenchmark()) record(figure);
   } finally {
     await rm(stateDir, { recursive: true, force: true });
   }
