@@ -10,6 +10,8 @@ export default defineConfig({
   },
   test: {
     include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "test/**/*.test.ts"],
+    // Installs redis-server once when a fresh machine lacks it (or fails fast naming the package).
+    globalSetup: ["test/support/global-setup.ts"],
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 30_000,

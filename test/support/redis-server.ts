@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { findRedisServer, lookupOnPath, MISSING_REDIS_LINE } from "./redis-setup.js";
 
 export interface TestRedis {
   url: string;
@@ -10,18 +11,20 @@ export interface TestRedis {
   stop(): Promise<void>;
 }
 
-const REDIS_SERVER = "/usr/bin/redis-server";
 const START_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 5_000;
 const PORT_ATTEMPTS = 3;
 
 /** Starts a private, throw-away redis-server on a free loopback port; it lives as this process's child. */
 export async function startRedis(): Promise<TestRedis> {
+  // The suite's global set-up installs one when it can; this only guards runs that bypass it.
+  const binary = findRedisServer((name) => lookupOnPath(name, process.env.PATH));
+  if (binary === undefined) throw new Error(MISSING_REDIS_LINE);
   let lastError: unknown;
   for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt += 1) {
     // Another process may take the free port before redis binds it; a fresh port then usually works.
     try {
-      return await startOnPort(await freePort());
+      return await startOnPort(binary, await freePort());
     } catch (error) {
       lastError = error;
     }
@@ -29,10 +32,10 @@ export async function startRedis(): Promise<TestRedis> {
   throw lastError;
 }
 
-async function startOnPort(port: number): Promise<TestRedis> {
+async function startOnPort(binary: string, port: number): Promise<TestRedis> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "hermes-redis-"));
   const child = spawn(
-    REDIS_SERVER,
+    binary,
     ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
@@ -59,7 +62,7 @@ async function startOnPort(port: number): Promise<TestRedis> {
     child.kill("SIGKILL");
     await exited;
     await cleanUp();
-    throw new Error(`redis-server did not start on port ${port}: ${String(error)}\n${output}`);
+    throw new Error(`${path.basename(binary)} did not start on port ${port}: ${String(error)}\n${output}`);
   }
 
   let stopping: Promise<void> | undefined;
