@@ -53,6 +53,17 @@ describe("deliveries", () => {
     expect((await store.deliveries.pending()).map((d) => d.id)).toEqual([second.id, third.id]);
   });
 
+  it("counts pending deliveries in the database, without a limit", async () => {
+    const { store } = await fixtures.openNew();
+    expect(await store.deliveries.countPending()).toBe(0);
+    const sent = await store.deliveries.enqueue(notice);
+    const failed = await store.deliveries.enqueue(notice);
+    for (let i = 0; i < 120; i++) await store.deliveries.enqueue(notice);
+    await store.deliveries.markSent(sent.id);
+    await store.deliveries.recordFailure(failed.id, "403 Forbidden", true);
+    expect(await store.deliveries.countPending()).toBe(120);
+  });
+
   it("counts failed attempts, keeps retryable ones pending and gives up on final failures", async () => {
     const { store } = await fixtures.openNew();
     const delivery = await store.deliveries.enqueue(notice);

@@ -8,6 +8,8 @@ export interface DeliveryRepository {
   enqueue(delivery: NewDelivery): Promise<DeliveryRecord>;
   /** Oldest first. */
   pending(limit?: number): Promise<DeliveryRecord[]>;
+  /** How many deliveries are still pending, counted by the database (for /healthz and metrics). */
+  countPending(): Promise<number>;
   markSent(id: number): Promise<void>;
   /** Counts the attempt; a final failure stops further attempts, otherwise the delivery stays pending. */
   recordFailure(id: number, error: string, final: boolean): Promise<void>;
@@ -32,6 +34,16 @@ export function createDeliveryRepository(ctx: StoreContext): DeliveryRepository 
           .limit(Math.max(0, Math.floor(limit))),
       );
       return rows.map(toDeliveryRecord);
+    },
+
+    async countPending() {
+      const row = exec.first(
+        db
+          .selectFrom("deliveries")
+          .select((eb) => eb.fn.countAll<number>().as("count"))
+          .where("status", "=", "pending"),
+      );
+      return Number(row?.count ?? 0);
     },
 
     async markSent(id) {

@@ -8,6 +8,7 @@ import type { Database } from "./database.js";
 import { migrateToLatest, type MigrationError } from "./migrate.js";
 import { createSqlRunner } from "./sql-runner.js";
 import { createStore, type Store } from "./store.js";
+import { createWritableCheck } from "./writable-check.js";
 
 export interface OpenStoreOptions {
   /** Path of the SQLite file; its folder is created. `:memory:` gives a private in-memory database. */
@@ -126,6 +127,7 @@ async function openSerialized(options: OpenStoreOptions): Promise<OpenStoreResul
       closed = true;
       await close();
     },
+    createWritableCheck(sqlite),
   );
   return { ok: true, store };
 }

@@ -8,6 +8,7 @@ import { createSessionSearch, type SearchSessions } from "./search.js";
 import { createSessionRepository, type SessionRepository } from "./sessions.js";
 import type { StoreContext } from "./store-context.js";
 import { createUsageRepository, type UsageRepository } from "./usage.js";
+import type { WritableCheck } from "./writable-check.js";
 
 /** Everything the gateway and the workers persist. Several stores (processes) may share one database file. */
 export interface Store {
@@ -25,11 +26,13 @@ export interface Store {
    * the usage, enqueues the deliveries and marks the inbound answered (or failed). Otherwise it changes nothing.
    */
   completeRun: CompleteRun;
+  /** Whether the database takes writes right now (for readiness); changes nothing. */
+  checkWritable(): Promise<WritableCheck>;
   /** Closes the database; calling it again does nothing. */
   close(): Promise<void>;
 }
 
-export function createStore(ctx: StoreContext, close: () => Promise<void>): Store {
+export function createStore(ctx: StoreContext, close: () => Promise<void>, checkWritable: () => Promise<WritableCheck>): Store {
   return {
     sessions: createSessionRepository(ctx),
     messages: createMessageRepository(ctx),
@@ -40,6 +43,7 @@ export function createStore(ctx: StoreContext, close: () => Promise<void>): Stor
     pairing: createPairingRepository(ctx),
     chatSettings: createChatSettingsRepository(ctx),
     completeRun: createCompleteRun(ctx),
+    checkWritable,
     close,
   };
 }
