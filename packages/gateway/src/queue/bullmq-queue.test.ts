@@ -79,6 +79,21 @@ describe("BullMqQueue with BullMqWorkerHost", () => {
     expect(processed).toEqual([job]);
   });
 
+  it("counts waiting runs until a worker takes them", async () => {
+    const queueName = newQueueName();
+    const queue = producer(queueName);
+    await queue.ready();
+    expect(await queue.waiting()).toBe(0);
+    await queue.enqueue({ inboundId: 1, sessionKey: "agent:main:telegram:dm:1" });
+    await queue.enqueue({ inboundId: 2, sessionKey: "agent:main:telegram:dm:2" });
+    expect(await queue.waiting()).toBe(2);
+
+    const settled = nextSettled(queue, 2);
+    await workerHost(queueName, async () => "done");
+    await settled;
+    expect(await queue.waiting()).toBe(0);
+  });
+
   it("runs a job in the worker host and reports it settled to the producer", async () => {
     const queueName = newQueueName();
     const queue = producer(queueName);

@@ -99,6 +99,10 @@ export class BullMqQueue implements AgentRunQueue {
     this.listeners.push(listener);
   }
 
+  async waiting(): Promise<number> {
+    return this.queue.getJobCountByTypes("waiting", "delayed", "prioritized");
+  }
+
   /** The producer runs no jobs, so there is nothing to drain: it just stops listening and disconnects. */
   close(): Promise<void> {
     this.closing ??= this.shutDown();

@@ -114,6 +114,31 @@ describe("InlineQueue", () => {
     await queue.close();
   });
 
+  it("counts waiting runs: queued ones and those delayed for a retry, not running ones", async () => {
+    const runs = new ScriptedRuns();
+    const scheduler = new ManualScheduler();
+    const queue = new InlineQueue(runs.processor, { concurrency: 1, retryDelayMs: 200, scheduler });
+    expect(await queue.waiting()).toBe(0);
+    for (const id of [1, 2, 3]) await queue.enqueue(job(id));
+    expect(await queue.waiting()).toBe(2);
+
+    runs.run(0).outcome.resolve("retry_later");
+    await settleCallbacks();
+    expect(scheduler.waiting()).toEqual([200]);
+    expect(await queue.waiting()).toBe(2);
+
+    runs.run(1).outcome.resolve("done");
+    await settleCallbacks();
+    runs.run(2).outcome.resolve("done");
+    await settleCallbacks();
+    expect(await queue.waiting()).toBe(1);
+    scheduler.fire(200);
+    await settleCallbacks();
+    expect(await queue.waiting()).toBe(0);
+    runs.run(3).outcome.resolve("done");
+    await settleCallbacks();
+  });
+
   it("puts a retry_later job back at the end of the queue after retryDelayMs", async () => {
     const runs = new ScriptedRuns();
     const scheduler = new ManualScheduler();

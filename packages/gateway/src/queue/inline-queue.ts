@@ -96,6 +96,10 @@ export class InlineQueue implements AgentRunQueue {
     return this.closing;
   }
 
+  async waiting(): Promise<number> {
+    return this.pending.length + this.delayed.size;
+  }
+
   /** Runs in progress right now (for health reporting). */
   get running(): number {
     return this.runs.size;

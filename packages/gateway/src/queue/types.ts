@@ -34,6 +34,8 @@ export interface AgentRunQueue {
   stop(sessionKey: string): Promise<void>;
   /** Called after a job finished (done or failed for good), in the process that enqueued it — the gateway flushes replies then. */
   onSettled(listener: SettledListener): void;
+  /** Runs waiting to start (queued or delayed for a retry), for the `hermes_queue_waiting` gauge. */
+  waiting(): Promise<number>;
   /** Graceful: stop taking jobs; wait up to drainMs for running ones (inline: abort them after that; BullMQ: leave them to be re-queued). */
   close(options?: QueueCloseOptions): Promise<void>;
 }
