@@ -1,15 +1,40 @@
-# One image for both roles: `npm start` (gateway) and `npm run worker` (BullMQ worker).
-FROM node:20-bookworm-slim
+# One image for both roles: the gateway (default command) and the BullMQ worker (node apps/worker/dist/main.js).
+#   docker build -t hermes-gateway:local .
+
+# Build stage: compilers for better-sqlite3, every dependency, the compiled dist/ of each workspace.
+FROM node:24-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages ./packages
 COPY apps ./apps
+COPY scripts ./scripts
 COPY skills ./skills
 COPY hooks ./hooks
-RUN npm ci --no-audit --no-fund
-ENV HERMES_HOME=/data HERMES_HTTP_HOST=0.0.0.0
+# `npm ci` runs `prepare`, which compiles each workspace's src/ to dist/.
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
+# Gather only what runs: package.json files (the workspace symlinks in node_modules/@hermes point at these folders
+# and their exports point at dist/), compiled code and production node_modules; no sources, no tests.
+RUN mkdir -p /runtime && cp -a package.json package-lock.json node_modules skills hooks /runtime/ \
+    && for dir in packages/* apps/*; do \
+         mkdir -p "/runtime/$dir" && cp -a "$dir/package.json" "$dir/dist" "/runtime/$dir/"; \
+         if [ -d "$dir/node_modules" ]; then cp -a "$dir/node_modules" "/runtime/$dir/"; fi; \
+         if [ -d "$dir/bin" ]; then cp -a "$dir/bin" "/runtime/$dir/"; fi; \
+       done
+
+# Runtime stage: Node 24, production files only, running as the image's unprivileged `node` user.
+FROM node:24-bookworm-slim AS runtime
+ENV NODE_ENV=production HERMES_HOME=/data HERMES_HTTP_HOST=0.0.0.0 HERMES_HTTP_PORT=8642
+WORKDIR /app
+# The code stays root-owned (read-only to the process); only the state folder belongs to `node`.
+COPY --from=build /runtime /app
+RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
+USER node
 EXPOSE 8642
-CMD ["npm", "start"]
+# Slim images have no curl; Node's fetch does the probe.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.HERMES_HTTP_PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# node itself is PID 1 (no npm in between), so `docker stop`'s SIGTERM reaches the graceful shutdown.
+CMD ["node", "apps/gateway/dist/main.js"]
