@@ -43,7 +43,7 @@ function flakyGateway(failures: number): { receive: (message: InboundMessage) =>
 async function startAdapter(receive: (message: InboundMessage) => Promise<void>, sleep: AbortableSleep): Promise<PlatformAdapter> {
   const started = createDiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl }, { logger, attachmentsDir: "/nonexistent", sleep });
   adapter = started;
-  await started.start({ receive });
+  await started.start({ receive, reportStatus: () => undefined });
   return started;
 }
 

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { silentLogger } from "@hermes/agent";
-import type { InboundMessage, PlatformAdapter } from "@hermes/gateway";
+import type { AdapterStatus, InboundMessage, PlatformAdapter } from "@hermes/gateway";
 import { startDiscordFake, type DiscordFake } from "../../../test/fakes/discord/index.js";
 import { createDiscordAdapter } from "./discord-adapter.js";
 
@@ -88,23 +88,37 @@ describe("Discord adapter sending", () => {
 });
 
 describe("Discord adapter connecting", () => {
-  it("fails to start with a clear message when the token is wrong", async () => {
-    const wrong = createDiscordAdapter({ token: "not-the-token", apiUrl: fake.apiUrl }, { logger: silentLogger, attachmentsDir: "/nonexistent" });
-    await expect(wrong.start({ receive: async () => undefined })).rejects.toThrow(/could not connect to Discord: .*token/i);
-    expect(fake.gateway.connections).toBe(0);
+  it("starts without throwing when the token is wrong, and keeps retrying with a hint", async () => {
+    const statuses: AdapterStatus[] = [];
+    const wrong = createDiscordAdapter(
+      { token: "not-the-token", apiUrl: fake.apiUrl },
+      { logger: silentLogger, attachmentsDir: "/nonexistent", reconnectBackoff: { firstDelayMs: 10, maxDelayMs: 20 } },
+    );
+    try {
+      await wrong.start({ receive: async () => undefined, reportStatus: (status) => void statuses.push(status) });
+      expect(statuses[0]).toEqual({ state: "connecting" });
+      expect(statuses[1]).toEqual({ state: "retrying", error: expect.stringMatching(/rejected the bot token.*DISCORD_BOT_TOKEN/), retryAt: expect.any(Number) });
+      await fake.waitFor(() => fake.discoveries >= 3, "more login attempts");
+      expect(fake.gateway.connections).toBe(0);
+    } finally {
+      await wrong.stop();
+    }
   });
 
   it("returns from start after its connect timeout and connects once the gateway answers", async () => {
     const warnings: string[] = [];
     const logger = { ...silentLogger, warn: (message: string) => void warnings.push(message), child: () => logger };
     const received: InboundMessage[] = [];
+    const statuses: AdapterStatus[] = [];
     const slow = createDiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl }, { logger, attachmentsDir: "/nonexistent", connectTimeoutMs: 50 });
     fake.holdHello();
     try {
-      await slow.start({ receive: async (message) => void received.push(message) });
+      await slow.start({ receive: async (message) => void received.push(message), reportStatus: (status) => void statuses.push(status) });
       expect(warnings).toEqual(["Discord is not connected yet; still trying in the background"]);
+      expect(statuses).toEqual([{ state: "connecting" }]);
       fake.releaseHello();
       await fake.waitFor(() => fake.gateway.identifies === 1, "IDENTIFY");
+      await vi.waitFor(() => expect(statuses).toEqual([{ state: "connecting" }, { state: "connected" }]));
       fake.postDm(fake.addUser("ada"), "made it");
       await fake.waitFor(() => received.length === 1, "the DM to reach the gateway");
       expect(received[0]?.text).toBe("made it");

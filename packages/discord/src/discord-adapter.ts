@@ -2,11 +2,13 @@ import { Client, cleanContent, Events, GatewayIntentBits, Partials, REST, Routes
 import type { Logger } from "@hermes/agent";
 import type { AdapterContext, DiscordSettings, InboundMessage, OutboundMessage, OutboundTarget, PlatformAdapter, SendResult } from "@hermes/gateway";
 import { isTrustedAttachmentUrl } from "./attachment-kind.js";
-import { logConnectionEvents, logRateLimits } from "./connection-log.js";
+import { logClientWarnings, logRateLimits } from "./connection-log.js";
 import { downloadAttachments } from "./download-attachments.js";
+import { GatewayConnection } from "./gateway-connection.js";
 import { DISCORD_PLATFORM, normalizeMessage } from "./normalize.js";
 import { outboundMessageBody } from "./outbound-body.js";
 import { receiveWithRetry, sleepUnlessAborted, type AbortableSleep } from "./receive-with-retry.js";
+import { DEFAULT_RECONNECT_BACKOFF, type ReconnectBackoff } from "./reconnect-backoff.js";
 import { RecentIds } from "./recent-ids.js";
 import { ReplyNonces } from "./reply-nonce.js";
 import { restBaseFrom } from "./rest-base.js";
@@ -26,8 +28,13 @@ export interface DiscordAdapterDeps {
   now?: () => number;
   /** Downloads attachments (default: the global fetch). */
   fetch?: typeof fetch;
-  /** How long `start` waits for the gateway session before it returns and lets discord.js keep trying (default 60 s). */
+  /**
+   * How long `start` waits for the gateway session (default 3 s). It returns sooner when the first attempt fails; either
+   * way the connection keeps trying in the background and reports its state through `reportStatus`.
+   */
   connectTimeoutMs?: number;
+  /** Pauses between fresh logins after discord.js gave up on a connection (default 1 s doubling up to 60 s). */
+  reconnectBackoff?: Partial<ReconnectBackoff>;
   /** How long a send waits for Discord's answer before it counts as a (retryable) failure (default 15 s). */
   restTimeoutMs?: number;
   /** The pause between attempts to hand a message to the gateway; must return early when `signal` aborts. */
@@ -37,8 +44,7 @@ export interface DiscordAdapterDeps {
 /** Discord refuses longer messages; the gateway chunks to this. */
 export const DISCORD_TEXT_LIMIT = 2000;
 export const DEFAULT_MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
-const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
-const STOP_TIMEOUT_MS = 5_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
 const DEFAULT_REST_TIMEOUT_MS = 15_000;
 export const LOST_MESSAGE_NOTICE = "I couldn't take that message — please send it again.";
 /** Message Content is privileged: it has to be switched on for the bot in the developer portal. */
@@ -59,7 +65,7 @@ class DiscordAdapter implements PlatformAdapter {
   private readonly lanes = new SerialLanes();
   private readonly sentIds = new RecentIds();
   private readonly nonces = new ReplyNonces();
-  private client: Client | undefined;
+  private connection: GatewayConnection | undefined;
   private accepting = false;
   /** Aborted by `stop`, so messages still being retried give up instead of holding shutdown. */
   private stopping = new AbortController();
@@ -76,51 +82,30 @@ class DiscordAdapter implements PlatformAdapter {
   }
 
   async start(context: AdapterContext): Promise<void> {
-    const client = new Client({ rest: { api: this.restBase }, intents: DISCORD_INTENTS, partials: [Partials.Channel] });
-    logConnectionEvents(client, this.logger);
-    client.on(Events.MessageCreate, (message) => {
-      if (!this.accepting) return;
-      void this.lanes.run(message.channelId, () => this.handle(message, context, client));
-    });
-    const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
-    this.client = client;
     this.stopping = new AbortController();
     this.accepting = true;
-    const connected = client.login(this.settings.token).then(() => ready);
-    const timeoutMs = this.deps.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<"waiting">((resolve) => {
-      timer = setTimeout(() => resolve("waiting"), timeoutMs);
+    const connection = new GatewayConnection({
+      token: this.settings.token,
+      createClient: () => this.createClient(context),
+      report: (status) => context.reportStatus(status),
+      logger: this.logger,
+      backoff: { ...DEFAULT_RECONNECT_BACKOFF, ...this.deps.reconnectBackoff },
+      now: this.deps.now ?? Date.now,
     });
-    try {
-      const outcome = await Promise.race([connected.then(() => "connected" as const), waited]);
-      if (outcome === "waiting") {
-        // discord.js keeps trying on its own; the rest of the gateway should not wait for Discord to come back.
-        this.logger.warn("Discord is not connected yet; still trying in the background", { waitedMs: timeoutMs });
-        connected.then(
-          () => this.logger.info("connected to Discord", { bot: client.user?.tag, guilds: client.guilds.cache.size }),
-          (error: unknown) => this.logger.error("could not connect to Discord", { error: describeError(error) }),
-        );
-        return;
-      }
-    } catch (error) {
-      this.accepting = false;
-      this.client = undefined;
-      await this.destroy(client);
-      throw new Error(`could not connect to Discord: ${describeError(error)}`);
-    } finally {
-      clearTimeout(timer);
-    }
-    this.logger.info("connected to Discord", { bot: client.user?.tag, guilds: client.guilds.cache.size });
+    this.connection = connection;
+    const timeoutMs = this.deps.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    // The rest of the gateway (other platforms, the HTTP server) must not wait for Discord; the connection keeps trying.
+    const outcome = await connection.start(timeoutMs);
+    if (outcome === "waiting") this.logger.warn("Discord is not connected yet; still trying in the background", { waitedMs: timeoutMs });
   }
 
   async stop(): Promise<void> {
     this.accepting = false;
     this.stopping.abort();
     await this.lanes.idle();
-    const client = this.client;
-    this.client = undefined;
-    if (client) await this.destroy(client);
+    const connection = this.connection;
+    this.connection = undefined;
+    await connection?.stop();
   }
 
   async send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
@@ -143,16 +128,15 @@ class DiscordAdapter implements PlatformAdapter {
     await this.rest.post(Routes.channelTyping(channelOf(target)));
   }
 
-  /** discord.js can hang destroying a connection that is still being set up; shutdown must not hang with it. */
-  private async destroy(client: Client): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const gaveUp = new Promise<"gave up">((resolve) => {
-      timer = setTimeout(() => resolve("gave up"), STOP_TIMEOUT_MS);
+  /** One per login: the connection replaces a client discord.js gave up on, and each one feeds the same lanes. */
+  private createClient(context: AdapterContext): Client {
+    const client = new Client({ rest: { api: this.restBase }, intents: DISCORD_INTENTS, partials: [Partials.Channel] });
+    logClientWarnings(client, this.logger);
+    client.on(Events.MessageCreate, (message) => {
+      if (!this.accepting) return;
+      void this.lanes.run(message.channelId, () => this.handle(message, context, client));
     });
-    const outcome = await Promise.race([client.destroy().then(() => "closed" as const), gaveUp]);
-    clearTimeout(timer);
-    client.removeAllListeners();
-    if (outcome === "gave up") this.logger.warn("the Discord connection did not close in time; leaving it behind", { waitedMs: STOP_TIMEOUT_MS });
+    return client;
   }
 
   private async handle(message: Message, context: AdapterContext, client: Client): Promise<void> {

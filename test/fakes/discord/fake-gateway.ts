@@ -11,6 +11,8 @@ export interface GatewayStats {
   identifies: number;
   resumes: number;
   refusedResumes: number;
+  /** IDENTIFY and RESUME attempts closed while `refuseLogins` was on. */
+  refusedLogins: number;
   heartbeats: number;
   /** Events sent again on the last resume. */
   replayedEvents: number;
@@ -49,7 +51,7 @@ interface Session {
 
 /** The websocket half of the fake: HELLO, IDENTIFY → READY + GUILD_CREATE, heartbeats, RESUME with replay, drops. */
 export class FakeGateway {
-  readonly stats: GatewayStats = { connections: 0, identifies: 0, resumes: 0, refusedResumes: 0, heartbeats: 0, replayedEvents: 0 };
+  readonly stats: GatewayStats = { connections: 0, identifies: 0, resumes: 0, refusedResumes: 0, refusedLogins: 0, heartbeats: 0, replayedEvents: 0 };
   private session: Session | undefined;
   private readonly sockets = new Set<WebSocket>();
   private readonly droppedByUs = new WeakSet<WebSocket>();
@@ -57,6 +59,8 @@ export class FakeGateway {
   private sessionCounter = 0;
   /** Sockets waiting for their HELLO while `holdHello` is on. */
   private held: WebSocket[] | undefined;
+  /** While set, IDENTIFY and RESUME are answered by closing with this code (4004 bad token, 4014 intents). */
+  private refusal: number | undefined;
 
   constructor(private readonly deps: GatewayDeps) {}
 
@@ -115,6 +119,29 @@ export class FakeGateway {
     else socket.close(options.code ?? 4000, "discord fake: connection dropped");
   }
 
+  /** Closes every websocket, the session's and any still connecting: 1006 kills them without a close frame. */
+  dropAll(code: number): void {
+    const session = this.session;
+    if (session) {
+      session.socket = undefined;
+      session.replayOverlap = 0;
+    }
+    for (const socket of this.sockets) {
+      this.droppedByUs.add(socket);
+      if (code === 1006) socket.terminate();
+      else socket.close(code, "discord fake: connection dropped");
+    }
+  }
+
+  /** Until `acceptLogins`, every IDENTIFY and RESUME is answered by closing with `code`, as Discord does for a bad token. */
+  refuseLogins(code: number): void {
+    this.refusal = code;
+  }
+
+  acceptLogins(): void {
+    this.refusal = undefined;
+  }
+
   /** The next RESUME is answered with INVALID_SESSION (not resumable), so the client has to identify again. */
   refuseNextResume(): void {
     this.refuseResume = true;
@@ -162,6 +189,7 @@ export class FakeGateway {
   }
 
   private identify(socket: WebSocket, data: Json): void {
+    if (this.refuseLogin(socket)) return;
     if (data.token !== this.deps.token) {
       socket.close(4004, "Authentication failed");
       return;
@@ -186,6 +214,7 @@ export class FakeGateway {
   }
 
   private resume(socket: WebSocket, data: Json): void {
+    if (this.refuseLogin(socket)) return;
     this.stats.resumes += 1;
     const session = this.session;
     if (this.refuseResume || !session || data.session_id !== session.id || data.token !== this.deps.token) {
@@ -204,6 +233,13 @@ export class FakeGateway {
     this.stats.replayedEvents = replay.length;
     for (const entry of replay) send(socket, entry);
     this.dispatch("RESUMED", {});
+  }
+
+  private refuseLogin(socket: WebSocket): boolean {
+    if (this.refusal === undefined) return false;
+    this.stats.refusedLogins += 1;
+    socket.close(this.refusal, "discord fake: login refused");
+    return true;
   }
 
   private onClose(socket: WebSocket, code: number): void {

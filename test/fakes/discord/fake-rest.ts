@@ -33,6 +33,10 @@ export interface RestRecords {
   nonceReplays: string[];
   /** Messages created with a nonce, by channel and nonce, for `enforce_nonce`. */
   nonces: Map<string, { messageId: string; at: number }>;
+  /** While set, `GET /gateway/bot` (the first call of a login) answers with this status. */
+  discoveryFailure: number | undefined;
+  /** `GET /gateway/bot` requests, answered or failed. */
+  discoveries: number;
 }
 
 export interface RestDeps {
@@ -55,11 +59,18 @@ export function handleRest(req: IncomingMessage, res: ServerResponse, rawBody: s
   }
   const route = /^\/api\/v10(\/.*)$/.exec(url.pathname)?.[1];
   if (route === undefined) return unknown(method, url.pathname, res, deps);
+  const discovery = method === "GET" && route === "/gateway/bot";
+  if (discovery) {
+    deps.records.discoveries += 1;
+    deps.onChange();
+  }
   if (req.headers.authorization !== `Bot ${deps.token}`) return json(res, 401, { message: "401: Unauthorized", code: 0 });
 
   const { world } = deps;
   let match: RegExpExecArray | null;
-  if (method === "GET" && route === "/gateway/bot") {
+  if (discovery) {
+    const failure = deps.records.discoveryFailure;
+    if (failure !== undefined) return json(res, failure, { message: failure === 401 ? "401: Unauthorized" : `fake failure ${failure}`, code: 0 });
     return json(res, 200, { url: deps.wsUrl(), shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } });
   }
   if (method === "GET" && route === "/users/@me") return json(res, 200, userPayload(world.bot));

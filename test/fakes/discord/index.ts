@@ -56,7 +56,20 @@ export interface DiscordFake {
   /** Resolves with the first truthy value of `check`, re-checked whenever the fake's state changes. */
   waitFor<T>(check: () => T | undefined | null | false, what: string, timeoutMs?: number): Promise<T>;
   waitForSent(count: number, where?: (message: SentMessage) => boolean): Promise<SentMessage[]>;
+  /** `GET /gateway/bot` requests so far: one per login attempt. */
+  readonly discoveries: number;
   dropConnection(options?: DropOptions): void;
+  /**
+   * Closes every gateway websocket with `code` (default 4000, which a client resumes after; 1006 kills the connection
+   * without a close frame; 4004 or 4014 are closes discord.js does not retry).
+   */
+  dropConnections(code?: number): void;
+  /** Until `acceptLogins`, IDENTIFY and RESUME are closed with `code` (default 4004 Authentication failed; 4014 disallowed intents). */
+  refuseLogins(code?: number): void;
+  acceptLogins(): void;
+  /** Until `restoreGatewayDiscovery`, `GET /gateway/bot` fails with `status` (default 401, a rejected token). */
+  failGatewayDiscovery(status?: number): void;
+  restoreGatewayDiscovery(): void;
   refuseNextResume(): void;
   /** Accept gateway connections but send no HELLO until `releaseHello` (a stuck gateway). */
   holdHello(): void;
@@ -73,7 +86,7 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
     for (const waiter of [...waiters]) waiter();
   };
   let baseUrl = "";
-  const records: RestRecords = { sent: [], typing: [], unknownRoutes: [], sendFailures: [], nonceReplays: [], nonces: new Map() };
+  const records: RestRecords = { sent: [], typing: [], unknownRoutes: [], sendFailures: [], nonceReplays: [], nonces: new Map(), discoveryFailure: undefined, discoveries: 0 };
   let gateway: FakeGateway | undefined;
   const world = new FakeWorld(
     { nextId: snowflakeGenerator(), now: Date.now, baseUrl: () => baseUrl, dispatch: (event, data) => gateway?.dispatch(event, data) },
@@ -170,7 +183,19 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
       };
       return waitFor(matching, `${count} sent message(s)`);
     },
+    get discoveries() {
+      return records.discoveries;
+    },
     dropConnection: (dropOptions) => liveGateway.drop(dropOptions),
+    dropConnections: (code = 4000) => liveGateway.dropAll(code),
+    refuseLogins: (code = 4004) => liveGateway.refuseLogins(code),
+    acceptLogins: () => liveGateway.acceptLogins(),
+    failGatewayDiscovery: (status = 401) => {
+      records.discoveryFailure = status;
+    },
+    restoreGatewayDiscovery: () => {
+      records.discoveryFailure = undefined;
+    },
     refuseNextResume: () => liveGateway.refuseNextResume(),
     holdHello: () => liveGateway.holdHello(),
     releaseHello: () => liveGateway.releaseHello(),
