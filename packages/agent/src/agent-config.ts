@@ -6,7 +6,7 @@ import type { ModelBinding } from "./loop/model-call.js";
 import type { CompressMessages, RetryPolicy } from "./loop/resilient-call.js";
 import type { AgentMetrics } from "./observability/agent-metrics.js";
 import type { Logger } from "./observability/logger.js";
-import type { Tracer } from "./observability/tracer.js";
+import type { Tracer } from "@opentelemetry/api";
 import type { ToolRegistry } from "./tools/registry.js";
 
 /** Configuration of a HermesAgent (seed 000, appendix A). Only `model` is required. */
@@ -44,6 +44,7 @@ export interface HermesAgentConfig {
   compress?: CompressMessages;
 
   callbacks?: AgentCallbacks;
+  /** An OpenTelemetry tracer; default the global provider's "hermes-agent" tracer (a no-op until an SDK is registered). */
   tracer?: Tracer;
   metrics?: AgentMetrics;
   logger?: Logger;

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
 import type { Message, UserMessage } from "@mariozechner/pi-ai";
+import { context as contexts, SpanKind, type Span, type Tracer } from "@opentelemetry/api";
 import type { HermesAgentConfig } from "./agent-config.js";
 import { registerBuiltinTools } from "./builtin-tools/register.js";
 import { scrubbedDeltas, scrubMemoryFences } from "./memory/agent-memory.js";
@@ -15,7 +16,8 @@ import { runAgentLoop } from "./loop/run-loop.js";
 import { abortableSleep } from "./loop/sleep.js";
 import { CostTracker } from "./observability/cost.js";
 import { silentLogger, type Logger } from "./observability/logger.js";
-import { createTracer, type Tracer } from "./observability/tracer.js";
+import { defaultAgentTracer, markFailed, recordedTraceId, startChildSpan, withActiveScope, type SpanScope } from "./observability/tracer.js";
+import { AGENT_NAME, GEN_AI, HERMES_ATTRIBUTES, SPAN_NAMES } from "./observability/tracer-names.js";
 import { SystemPromptBuilder } from "./prompt/builder.js";
 import { ToolRegistry } from "./tools/registry.js";
 import type { RunCaller } from "./tools/types.js";
@@ -47,7 +49,7 @@ export class HermesAgent {
   private readonly logger: Logger;
   private readonly prompt: SystemPromptBuilder;
   private readonly now: () => number;
-  /** Every run is traced; without an exporter the trace is only returned in the result. */
+  /** OpenTelemetry's API: spans go wherever the embedding process registered an SDK, and nowhere otherwise. */
   private readonly tracer: Tracer;
 
   private constructor(config: HermesAgentConfig, tools: ToolRegistry) {
@@ -55,7 +57,7 @@ export class HermesAgent {
     this.tools = tools;
     this.logger = config.logger ?? silentLogger;
     this.now = config.now ?? Date.now;
-    this.tracer = config.tracer ?? createTracer({ now: this.now });
+    this.tracer = config.tracer ?? defaultAgentTracer();
     this.prompt = new SystemPromptBuilder({
       identity: config.identity,
       customPrompt: config.systemPrompt,
@@ -90,8 +92,34 @@ export class HermesAgent {
 
   async run(input: string | UserMessage["content"], options: RunOptions = {}): Promise<HermesAgentResult> {
     const sessionId = options.sessionId ?? randomUUID();
+    // The caller's active span (the gateway's run, say) becomes the parent of this run's span.
+    const { span: runSpan, scope: spans } = startChildSpan({ tracer: this.tracer, context: contexts.active() }, SPAN_NAMES.invokeAgent, {
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        [GEN_AI.operationName]: "invoke_agent",
+        [GEN_AI.agentName]: AGENT_NAME,
+        [GEN_AI.conversationId]: sessionId,
+        [GEN_AI.providerName]: this.config.model.model.provider,
+        [GEN_AI.requestModel]: this.config.model.model.id,
+      },
+    });
+    try {
+      return await withActiveScope(spans, () => this.runInSpan(input, options, { sessionId, span: runSpan, spans }));
+    } catch (error) {
+      markFailed(runSpan, error instanceof Error ? error.name : "exception", error);
+      throw error;
+    } finally {
+      runSpan.end();
+    }
+  }
+
+  private async runInSpan(
+    input: string | UserMessage["content"],
+    options: RunOptions,
+    run: { sessionId: string; span: Span; spans: SpanScope },
+  ): Promise<HermesAgentResult> {
+    const { sessionId, span: runSpan, spans } = run;
     const signal = options.signal ?? new AbortController().signal;
-    const trace = this.tracer.startTrace("agent_run", { session_id: sessionId });
     const logger = this.logger.child({ sessionId });
     const cost = new CostTracker();
     const started = this.now();
@@ -131,7 +159,7 @@ export class HermesAgent {
       random: this.config.random,
       compress: options.compressor ? asCompressMessages(options.compressor, sessionId) : this.config.compress,
       compressor: options.compressor,
-      trace,
+      spans,
       metrics: this.config.metrics,
       cost,
       defaultToolTimeoutMs: this.config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
@@ -146,15 +174,15 @@ export class HermesAgent {
     const durationMs = this.now() - started;
     this.config.metrics?.duration.observe(durationMs / 1000);
     const usage = cost.totals();
-    trace.root.setAttributes({
-      stop_reason: outcome.stopReason,
-      steps: budget.steps,
-      input_tokens: usage.input,
-      output_tokens: usage.output,
-      cost_usd: usage.costUsd,
+    runSpan.setAttributes({
+      [GEN_AI.responseModel]: state.binding.model.id,
+      [GEN_AI.inputTokens]: usage.input,
+      [GEN_AI.outputTokens]: usage.output,
+      [HERMES_ATTRIBUTES.stopReason]: outcome.stopReason,
+      [HERMES_ATTRIBUTES.steps]: budget.steps,
+      [HERMES_ATTRIBUTES.costUsd]: usage.costUsd,
     });
-    if (outcome.error) trace.root.recordError(`${outcome.error.errorClass}: ${outcome.error.message}`);
-    const record = trace.end();
+    if (outcome.error) markFailed(runSpan, outcome.error.errorClass, outcome.error.message);
     logger.info("agent run finished", { stopReason: outcome.stopReason, durationMs, costUsd: usage.costUsd, model: state.binding.model.id });
 
     const result: HermesAgentResult = {
@@ -167,7 +195,7 @@ export class HermesAgent {
       usage,
       error: outcome.error,
       model: { provider: state.binding.model.provider, id: state.binding.model.id },
-      trace: record,
+      traceId: recordedTraceId(runSpan),
     };
     if (memory) {
       await this.safely("memory sync", () => memory.syncAll(result.newMessages), undefined);

@@ -29,10 +29,10 @@ export { scanContextContent, type ScanFinding } from "./prompt/injection-scan.js
 export { PLATFORM_HINTS } from "./prompt/platform-hints.js";
 
 export * from "./observability/logger.js";
-export { createTracer, noopTracer, type Span, type Trace, type TraceRecord, type Tracer } from "./observability/tracer.js";
+export { AGENT_TRACER_NAME, AGENT_TRACER_VERSION, defaultAgentTracer } from "./observability/tracer.js";
+export { SPAN_NAMES, GEN_AI } from "./observability/tracer-names.js";
 export { createMetricsRegistry, type Counter, type Gauge, type Histogram, type MetricsRegistry } from "./observability/metrics.js";
-export { PROMETHEUS_CONTENT_TYPE } from "./observability/prometheus.js";
-export { createAgentMetrics, type AgentMetrics } from "./observability/agent-metrics.js";
+export { createAgentMetrics, recordLlmCall, type AgentMetrics } from "./observability/agent-metrics.js";
 export { CostTracker, emptyUsageTotals, type UsageTotals } from "./observability/cost.js";
 
 export {

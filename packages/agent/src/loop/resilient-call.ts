@@ -2,7 +2,9 @@ import type { AssistantMessage, Context, Message } from "@mariozechner/pi-ai";
 import { classifyProviderError, type ClassifiedError } from "../errors/classify.js";
 import { jitteredBackoffMs } from "../errors/backoff.js";
 import type { Logger } from "../observability/logger.js";
-import type { Span } from "../observability/tracer.js";
+import { SpanKind } from "@opentelemetry/api";
+import { markFailed, startChildSpan, withActiveScope, type SpanScope } from "../observability/tracer.js";
+import { GEN_AI, HERMES_ATTRIBUTES, HTTP_STATUS_CODE, SPAN_NAMES } from "../observability/tracer-names.js";
 import type { BudgetTracker } from "./budget.js";
 import { invokeSafelySync, type AgentCallbacks } from "./callbacks.js";
 import { callModel, type ModelBinding } from "./model-call.js";
@@ -44,7 +46,8 @@ export interface RecoveryDeps {
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   random?: () => number;
   compress?: CompressMessages;
-  startSpan: (name: string, attributes: Record<string, string | number | boolean>) => Span;
+  /** The run's span scope: each model call and compression is a child span in it. */
+  spans: SpanScope;
   onAttempt: (message: AssistantMessage, binding: ModelBinding) => void;
 }
 
@@ -75,24 +78,28 @@ export async function callWithRecovery(
 
   for (;;) {
     attempts += 1;
-    const span = deps.startSpan("llm_call", {
-      step: deps.step,
-      attempt: attempts,
-      provider: state.binding.model.provider,
-      model: state.binding.model.id,
+    // One span per attempt, so retries and a switch to the fallback model show as separate calls.
+    const { span, scope } = startChildSpan(deps.spans, SPAN_NAMES.chat(state.binding.model.id), {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        ...chatAttributes(state.binding),
+        [HERMES_ATTRIBUTES.step]: deps.step,
+        [HERMES_ATTRIBUTES.attempt]: attempts,
+        [HERMES_ATTRIBUTES.fallback]: deps.fallback !== undefined && state.binding === deps.fallback,
+      },
     });
-    const { message, response } = await callModel(state.binding, buildContext(messages), {
+    const { message, response } = await withActiveScope(scope, () => callModel(state.binding, buildContext(messages), {
       signal: deps.signal,
       sessionId: deps.sessionId,
       timeoutMs: deps.retry.requestTimeoutMs,
       idleTimeoutMs: deps.retry.streamIdleMs,
       onTextDelta: (delta) => invokeSafelySync(deps.logger, "onTextDelta", deps.callbacks.onTextDelta && (() => deps.callbacks.onTextDelta?.(delta, { step: deps.step }))),
-    });
+    }));
     deps.onAttempt(message, state.binding);
-    span.setAttributes({ stop_reason: message.stopReason, input_tokens: message.usage.input, output_tokens: message.usage.output });
+    span.setAttributes(chatResultAttributes(message));
 
     if (deps.signal.aborted || message.stopReason === "aborted") {
-      span.recordError("aborted");
+      markFailed(span, "aborted");
       span.end();
       return { ok: false, code: "ABORT" };
     }
@@ -108,8 +115,8 @@ export async function callWithRecovery(
       previousAuthFailures: state.authFailures,
       knownSecrets: [state.binding.apiKey, deps.fallback?.apiKey].filter((k): k is string => typeof k === "string"),
     });
-    span.setAttributes({ error_class: failure.errorClass, status: failure.status ?? 0 });
-    span.recordError(failure.message);
+    if (failure.status !== undefined) span.setAttribute(HTTP_STATUS_CODE, failure.status);
+    markFailed(span, failure.errorClass, failure.message);
     span.end();
     if (failure.errorClass === "auth" || failure.errorClass === "auth_permanent") state.authFailures += 1;
     deps.logger.warn("model call failed", {
@@ -124,10 +131,13 @@ export async function callWithRecovery(
     if (failure.hint.shouldCompress) {
       if (deps.compress && deps.budget.tryConsumeCompaction()) {
         notify(deps, { kind: "compression", message: "Context too large for the model; compressing the conversation.", details: { errorClass: failure.errorClass } });
-        const span = deps.startSpan("context_compression", { reason: "overflow", messages_before: messages.length });
-        const compressed = await runCompression(deps.compress, messages, deps.signal, deps.logger);
-        span.setAttributes({ messages_after: compressed?.length ?? messages.length, compressed: compressed !== null });
-        if (!compressed) span.recordError("compression produced nothing");
+        const { span, scope } = startChildSpan(deps.spans, SPAN_NAMES.compression, {
+          attributes: { "hermes.compression.reason": "overflow", "hermes.compression.messages_before": messages.length },
+        });
+        const compress = deps.compress;
+        const compressed = await withActiveScope(scope, () => runCompression(compress, messages, deps.signal, deps.logger));
+        span.setAttributes({ "hermes.compression.messages_after": compressed?.length ?? messages.length, "hermes.compression.compressed": compressed !== null });
+        if (!compressed) markFailed(span, "compression_failed", "compression produced nothing");
         span.end();
         if (compressed) {
           messages = compressed;
@@ -165,6 +175,26 @@ export async function callWithRecovery(
     }
     return { ok: false, code: "API_ERROR", error: failure, messages, compacted };
   }
+}
+
+/** What a chat span says about the model it calls (gen_ai.provider.name and the older gen_ai.system alike). */
+export function chatAttributes(binding: ModelBinding): Record<string, string> {
+  return {
+    [GEN_AI.operationName]: "chat",
+    [GEN_AI.providerName]: binding.model.provider,
+    [GEN_AI.system]: binding.model.provider,
+    [GEN_AI.requestModel]: binding.model.id,
+  };
+}
+
+/** What a chat span says about the answer: never its text, only how it ended and what it cost in tokens. */
+export function chatResultAttributes(message: AssistantMessage): Record<string, string | number | string[]> {
+  return {
+    [GEN_AI.responseFinishReasons]: [message.stopReason],
+    [GEN_AI.responseModel]: message.responseModel ?? message.model,
+    [GEN_AI.inputTokens]: message.usage.input,
+    [GEN_AI.outputTokens]: message.usage.output,
+  };
 }
 
 /** A compressor that throws is treated like one that could not compress: the overflow is then reported. */

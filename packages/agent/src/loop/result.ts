@@ -1,7 +1,6 @@
 import type { AssistantMessage, Message } from "@mariozechner/pi-ai";
 import type { ClassifiedError } from "../errors/classify.js";
 import type { UsageTotals } from "../observability/cost.js";
-import type { TraceRecord } from "../observability/tracer.js";
 
 /** Why a run ended. "completed" is a normal final answer; the others are the error codes of seed 000 §11.1. */
 export type RunStopReason =
@@ -27,7 +26,8 @@ export interface HermesAgentResult {
   error?: ClassifiedError;
   /** The model that produced the final answer (differs from the configured one after a fallback). */
   model: { provider: string; id: string };
-  trace: TraceRecord;
+  /** The OpenTelemetry trace this run's spans belong to, when tracing is set up (for logs and support). */
+  traceId?: string;
 }
 
 export function assistantText(message: AssistantMessage): string {

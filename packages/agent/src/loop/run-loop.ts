@@ -1,10 +1,11 @@
 import type { AssistantMessage, Context, Message, ToolCall, UserMessage } from "@mariozechner/pi-ai";
 import { repairArguments } from "../history/json-args.js";
 import { repairHistory } from "../history/repair.js";
-import type { AgentMetrics } from "../observability/agent-metrics.js";
+import { recordLlmCall, type AgentMetrics } from "../observability/agent-metrics.js";
 import type { CostTracker } from "../observability/cost.js";
 import type { Logger } from "../observability/logger.js";
-import type { Trace } from "../observability/tracer.js";
+import { markFailed, startChildSpan, withActiveScope, type SpanScope } from "../observability/tracer.js";
+import { SPAN_NAMES } from "../observability/tracer-names.js";
 import { executeToolCalls } from "../tools/executor.js";
 import { toModelTools } from "../tools/registry.js";
 import type { ResultBudgetOptions } from "../tools/result-budget.js";
@@ -40,7 +41,8 @@ export interface LoopDeps {
   ephemeralContext?: string;
   /** Proactive compression before a model call when the transcript nears the context window. */
   compressor?: Pick<ContextCompressor, "shouldCompress" | "compress">;
-  trace: Trace;
+  /** The run's span scope (its invoke_agent span); model calls, tools and compressions are children in it. */
+  spans: SpanScope;
   metrics?: AgentMetrics;
   cost: CostTracker;
   defaultToolTimeoutMs: number;
@@ -120,7 +122,6 @@ export async function runAgentLoop(prior: readonly Message[], input: UserMessage
     const call = await callWithRecovery(deps.state, history, buildContext, {
       ...deps,
       step,
-      startSpan: (name, attributes) => deps.trace.startSpan(name, attributes),
       onAttempt: (message, binding) => recordAttempt(deps, message, binding),
     });
     nudge = undefined;
@@ -164,7 +165,7 @@ export async function runAgentLoop(prior: readonly Message[], input: UserMessage
       budget: deps.budget,
       callbacks: deps.callbacks,
       resultBudget: deps.resultBudget,
-      startSpan: (name, attributes) => deps.trace.startSpan(name, attributes),
+      spans: deps.spans,
       now: deps.now,
     });
     for (const result of executed) {
@@ -184,25 +185,29 @@ async function compressProactively(
   deps: LoopDeps,
 ): Promise<Message[] | undefined> {
   notify(deps, { kind: "compression", message: "The conversation is getting long; compressing older messages." });
-  const span = deps.trace.startSpan("context_compression", { reason: "proactive", messages_before: history.length });
+  const { span, scope } = startChildSpan(deps.spans, SPAN_NAMES.compression, {
+    attributes: { "hermes.compression.reason": "proactive", "hermes.compression.messages_before": history.length },
+  });
   let done: Awaited<ReturnType<ContextCompressor["compress"]>> = null;
   try {
-    done = await compressor.compress(history, { reason: "proactive", sessionId: deps.sessionId, signal: deps.signal });
+    done = await withActiveScope(scope, () => compressor.compress(history, { reason: "proactive", sessionId: deps.sessionId, signal: deps.signal }));
   } catch (error) {
     deps.logger.error("context compression failed", { error: error instanceof Error ? error.message : String(error) });
   }
-  span.setAttributes({ messages_after: done?.messages.length ?? history.length, compressed: done !== null, saved_tokens: done?.savedTokens ?? 0, fallback: done?.fallback ?? "none" });
-  if (!done) span.recordError("compression produced nothing");
+  span.setAttributes({
+    "hermes.compression.messages_after": done?.messages.length ?? history.length,
+    "hermes.compression.compressed": done !== null,
+    "hermes.compression.saved_tokens": done?.savedTokens ?? 0,
+    "hermes.compression.fallback": done?.fallback ?? "none",
+  });
+  if (!done) markFailed(span, "compression_failed", "compression produced nothing");
   span.end();
   return done?.messages;
 }
 
 function recordAttempt(deps: LoopDeps, message: AssistantMessage, binding: ModelBinding): void {
   deps.cost.add(message.usage, { provider: binding.model.provider, id: binding.model.id });
-  deps.metrics?.llmCalls.inc(1, { provider: binding.model.provider, model: binding.model.id });
-  deps.metrics?.tokensInput.inc(message.usage.input);
-  deps.metrics?.tokensOutput.inc(message.usage.output);
-  deps.metrics?.cost.inc(message.usage.cost.total);
+  recordLlmCall(deps.metrics, binding.model, message.usage);
 }
 
 /** Double-encoded or trailing-comma arguments have one reading; fix them before validation sees them. */

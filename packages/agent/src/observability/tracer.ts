@@ -1,198 +1,80 @@
-import { randomBytes } from "node:crypto";
+import { context as contexts, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanOptions, type Tracer } from "@opentelemetry/api";
 
-/** In-process tracing: one trace per agent run, spans for LLM calls, tool executions and compression. */
-export type AttributeValue = string | number | boolean;
+/**
+ * Tracing through the OpenTelemetry API only: without a registered SDK every span is a no-op, and the process that
+ * embeds the agent decides whether and where spans are exported (the agent core has no exporter of its own).
+ */
+export const AGENT_TRACER_NAME = "hermes-agent";
+export const AGENT_TRACER_VERSION = "0.1.0";
+export const MAX_STATUS_MESSAGE_LENGTH = 500;
 
-export interface SpanRecord {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  startTimeMs: number;
-  endTimeMs?: number;
-  durationMs?: number;
-  status: "ok" | "error" | "unset";
-  error?: string;
-  attributes: Record<string, AttributeValue>;
+/** The tracer the agent uses when none is injected; it follows whatever provider is registered globally, even later. */
+export function defaultAgentTracer(): Tracer {
+  return trace.getTracer(AGENT_TRACER_NAME, AGENT_TRACER_VERSION);
 }
 
-export interface Span {
-  readonly spanId: string;
-  readonly traceId: string;
-  setAttribute(key: string, value: AttributeValue): void;
-  setAttributes(values: Record<string, AttributeValue | undefined>): void;
-  recordError(error: unknown): void;
-  startChild(name: string, attributes?: Record<string, AttributeValue>): Span;
-  /** Idempotent; status becomes "ok" unless an error was recorded. */
-  end(): void;
+/** Where new spans hang: the tracer, and the context whose span is their parent. */
+export interface SpanScope {
+  readonly tracer: Tracer;
+  readonly context: Context;
 }
 
-export interface TraceRecord {
-  traceId: string;
-  name: string;
-  startTimeMs: number;
-  endTimeMs: number;
-  durationMs: number;
-  /** Root first, then in start order. */
-  spans: SpanRecord[];
+export interface StartedSpan {
+  readonly span: Span;
+  /** The scope for this span's own children. */
+  readonly scope: SpanScope;
 }
 
-export interface Trace {
-  readonly traceId: string;
-  readonly root: Span;
-  /** Starts a child of the root span. */
-  startSpan(name: string, attributes?: Record<string, AttributeValue>): Span;
-  /** Ends every unended span; idempotent (later calls return the same record). */
-  end(): TraceRecord;
+/** Starts a span as a child of the scope's span, explicitly, so nesting holds even with concurrent work and no context manager. */
+export function startChildSpan(scope: SpanScope, name: string, options: SpanOptions = {}): StartedSpan {
+  const span = scope.tracer.startSpan(name, options, scope.context);
+  return { span, scope: { tracer: scope.tracer, context: trace.setSpan(scope.context, span) } };
 }
 
-export interface Tracer {
-  startTrace(name: string, attributes?: Record<string, AttributeValue>): Trace;
+/** Runs `work` with the span's context active, so anything it traces (HTTP clients, nested agents) nests under it. */
+export function withActiveScope<T>(scope: SpanScope, work: () => T): T {
+  return contexts.with(scope.context, work);
 }
 
-export interface TracerOptions {
-  now?: () => number;
-  newId?: () => string;
-  onTraceEnd?: (trace: TraceRecord) => void;
-  /** Spans beyond this (root included) are counted in the root attribute "dropped_spans", not stored. */
-  maxSpansPerTrace?: number;
-}
-
-export const DEFAULT_MAX_SPANS_PER_TRACE = 1000;
-export const DROPPED_SPANS_ATTRIBUTE = "dropped_spans";
-export const MAX_ERROR_MESSAGE_LENGTH = 500;
-
-type SpanAttributes = Record<string, AttributeValue | undefined> | undefined;
-
-interface TraceContext {
-  now: () => number;
-  newTraceId: () => string;
-  newSpanId: () => string;
-}
-
-export function createTracer(options: TracerOptions = {}): Tracer {
-  const validId = (id: unknown): boolean => typeof id === "string" && id.length > 0;
-  const context: TraceContext = {
-    now: guarded(options.now, (t) => typeof t === "number" && Number.isFinite(t), Date.now),
-    newTraceId: guarded(options.newId, validId, () => randomBytes(16).toString("hex")),
-    newSpanId: guarded(options.newId, validId, () => randomBytes(8).toString("hex")),
-  };
-  const maxSpans = normalizeSpanCap(options.maxSpansPerTrace);
-  const onTraceEnd = options.onTraceEnd;
-  return {
-    startTrace: (name, attributes) => openTrace(String(name), attributes, context, maxSpans, onTraceEnd),
-  };
-}
-
-function openTrace(
+/**
+ * Runs `work` in a child span that ends when it settles; a throw marks the span failed (error.type = the error's name)
+ * and is rethrown.
+ */
+export async function inChildSpan<T>(
+  scope: SpanScope,
   name: string,
-  attributes: Record<string, AttributeValue> | undefined,
-  context: TraceContext,
-  maxSpans: number,
-  onTraceEnd: ((trace: TraceRecord) => void) | undefined,
-): Trace {
-  const traceId = context.newTraceId();
-  const records: SpanRecord[] = [];
-  let dropped = 0;
-  let finished: TraceRecord | undefined;
-
-  const createSpan = (spanName: string, parentSpanId: string | undefined, attrs: SpanAttributes): Span => {
-    const record: SpanRecord = {
-      traceId,
-      spanId: context.newSpanId(),
-      ...(parentSpanId === undefined ? {} : { parentSpanId }),
-      name: String(spanName),
-      startTimeMs: context.now(),
-      status: "unset",
-      attributes: {},
-    };
-    const span = liveSpan(record, context.now, (childName, childAttrs) =>
-      createSpan(childName, record.spanId, childAttrs),
-    );
-    // An unstored span still works for its caller; its record is simply never exported.
-    if (finished === undefined && records.length < maxSpans) {
-      records.push(record);
-      if (attrs !== undefined) span.setAttributes(attrs);
-    } else if (finished === undefined) {
-      dropped += 1;
-      const root = records[0];
-      if (root !== undefined) root.attributes[DROPPED_SPANS_ATTRIBUTE] = dropped;
-    }
-    return span;
-  };
-
-  const root = createSpan(name, undefined, attributes);
-
-  const end = (): TraceRecord => {
-    if (finished !== undefined) return finished;
-    const endTimeMs = context.now();
-    for (const record of records) {
-      if (record.endTimeMs === undefined) closeRecord(record, endTimeMs);
-    }
-    const startTimeMs = records[0]?.startTimeMs ?? endTimeMs;
-    finished = {
-      traceId,
-      name,
-      startTimeMs,
-      endTimeMs,
-      durationMs: Math.max(0, endTimeMs - startTimeMs),
-      spans: records.map((record) => ({ ...record, attributes: { ...record.attributes } })),
-    };
-    exportQuietly(onTraceEnd, finished);
-    return finished;
-  };
-
-  return {
-    traceId,
-    root,
-    startSpan: (spanName, attrs) => createSpan(spanName, root.spanId, attrs),
-    end,
-  };
+  options: SpanOptions,
+  work: (span: Span, scope: SpanScope) => Promise<T>,
+): Promise<T> {
+  const started = startChildSpan(scope, name, options);
+  try {
+    return await withActiveScope(started.scope, () => work(started.span, started.scope));
+  } catch (error) {
+    markFailed(started.span, error instanceof Error ? error.name : "exception", error);
+    throw error;
+  } finally {
+    started.span.end();
+  }
 }
 
-function liveSpan(
-  record: SpanRecord,
-  now: () => number,
-  startChild: (name: string, attributes: SpanAttributes) => Span,
-): Span {
-  const open = (): boolean => record.endTimeMs === undefined;
-  const setAttribute = (key: string, value: unknown): void => {
-    if (open() && typeof key === "string" && isAttributeValue(value)) record.attributes[key] = value;
-  };
-  return {
-    spanId: record.spanId,
-    traceId: record.traceId,
-    setAttribute,
-    setAttributes(values) {
-      if (values === null || typeof values !== "object") return;
-      try {
-        for (const [key, value] of Object.entries(values)) setAttribute(key, value);
-      } catch {
-        // A hostile getter must not break the run being traced.
-      }
-    },
-    recordError(error) {
-      if (!open()) return;
-      record.status = "error";
-      // The first error is usually the cause; later ones tend to be its fallout.
-      record.error ??= describeError(error);
-    },
-    startChild: (name, attributes) => startChild(name, attributes),
-    end() {
-      if (open()) closeRecord(record, now());
-    },
-  };
+/**
+ * Marks a span failed the way OpenTelemetry's conventions expect: `error.type` names the class of failure (low
+ * cardinality) and the status carries a short description. Callers pass descriptions that hold no message text.
+ */
+export function markFailed(span: Span, errorType: string, description?: unknown): void {
+  span.setAttribute("error.type", errorType);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: description === undefined ? errorType : describeError(description) });
 }
 
-function closeRecord(record: SpanRecord, endTimeMs: number): void {
-  record.endTimeMs = endTimeMs;
-  record.durationMs = Math.max(0, endTimeMs - record.startTimeMs);
-  if (record.status === "unset") record.status = "ok";
+/** Sets only the attributes that have a value (OpenTelemetry drops undefined ones, but say so here once). */
+export function setDefinedAttributes(span: Span, attributes: Record<string, Attributes[string]>): void {
+  for (const [key, value] of Object.entries(attributes)) if (value !== undefined) span.setAttribute(key, value);
 }
 
-function isAttributeValue(value: unknown): value is AttributeValue {
-  if (typeof value === "number") return Number.isFinite(value);
-  return typeof value === "string" || typeof value === "boolean";
+/** The trace id of a span that is really recorded; undefined for the no-op spans of an unconfigured process. */
+export function recordedTraceId(span: Span): string | undefined {
+  const spanContext = span.spanContext();
+  return trace.isSpanContextValid(spanContext) ? spanContext.traceId : undefined;
 }
 
 /** A short, bounded message for any thrown value. */
@@ -207,7 +89,7 @@ export function describeError(error: unknown): string {
   } catch {
     text = "unprintable error";
   }
-  return truncate(text, MAX_ERROR_MESSAGE_LENGTH);
+  return truncate(text, MAX_STATUS_MESSAGE_LENGTH);
 }
 
 function truncate(text: string, max: number): string {
@@ -218,50 +100,3 @@ function truncate(text: string, max: number): string {
   if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
   return text.slice(0, cut) + "…";
 }
-
-function exportQuietly(onTraceEnd: ((trace: TraceRecord) => void) | undefined, trace: TraceRecord): void {
-  if (onTraceEnd === undefined) return;
-  try {
-    const result: unknown = onTraceEnd(trace);
-    if (result instanceof Promise) result.catch(() => {});
-  } catch {
-    // Exporters are best effort; a broken one must never fail the agent run.
-  }
-}
-
-/** Wraps an injected source so a throwing or nonsensical one falls back to the built-in default. */
-function guarded<T>(source: (() => T) | undefined, valid: (value: unknown) => boolean, fallback: () => T): () => T {
-  if (source === undefined) return fallback;
-  return () => {
-    try {
-      const value = source();
-      if (valid(value)) return value;
-    } catch {
-      // Fall through to the default.
-    }
-    return fallback();
-  };
-}
-
-function normalizeSpanCap(value: number | undefined): number {
-  if (typeof value !== "number" || Number.isNaN(value)) return DEFAULT_MAX_SPANS_PER_TRACE;
-  return Math.max(1, Math.floor(value));
-}
-
-const noopSpan: Span = {
-  spanId: "",
-  traceId: "",
-  setAttribute: () => {},
-  setAttributes: () => {},
-  recordError: () => {},
-  startChild: () => noopSpan,
-  end: () => {},
-};
-
-/** Records nothing; the default when an embedding app does not want tracing. */
-export const noopTracer: Tracer = {
-  startTrace(name) {
-    const record: TraceRecord = { traceId: "", name: String(name), startTimeMs: 0, endTimeMs: 0, durationMs: 0, spans: [] };
-    return { traceId: "", root: noopSpan, startSpan: () => noopSpan, end: () => record };
-  },
-};

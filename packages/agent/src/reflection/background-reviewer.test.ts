@@ -4,7 +4,9 @@ import { fauxAssistantMessage, registerFauxProvider, type AssistantMessage, type
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseEntries } from "../memory/memory-entries.js";
 import { MemoryManager } from "../memory/memory-manager.js";
-import { createTracer, type TraceRecord } from "../observability/tracer.js";
+import { SpanStatusCode } from "@opentelemetry/api";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { idOf, parentIdOf, recordingTracer, type RecordingTracer } from "../observability/tracer.fixture.js";
 import { SkillCatalog } from "../skills/skill-cache.js";
 import { makeTempDir } from "../skills/skill-fixtures.js";
 import { BackgroundReviewer, type BackgroundReviewerOptions, type ReviewTask } from "./background-reviewer.js";
@@ -22,7 +24,7 @@ let local: string;
 let memoryDir: string;
 let memory: MemoryManager;
 let catalog: SkillCatalog;
-let traces: TraceRecord[];
+let recorder: RecordingTracer;
 let reports: ReviewReport[];
 let lines: LogLine[];
 let scheduled: ReviewTask[];
@@ -35,13 +37,14 @@ beforeEach(async () => {
   memory = new MemoryManager({ memoryDir });
   await memory.initialize();
   catalog = new SkillCatalog({ roots: [path.join(base, "bundled"), local], localSkillsDir: local });
-  traces = [];
+  recorder = recordingTracer();
   reports = [];
   lines = [];
   scheduled = [];
 });
 
 afterEach(async () => {
+  await recorder.shutdown();
   faux.unregister();
   await fs.rm(base, { recursive: true, force: true });
 });
@@ -53,13 +56,28 @@ function reviewer(options: Partial<BackgroundReviewerOptions> = {}): BackgroundR
     memory,
     skills: { catalog },
     frameworks: [researchFramework],
-    tracer: createTracer({ now: () => (clock += 1), onTraceEnd: (trace) => traces.push(trace) }),
+    tracer: recorder.tracer,
     logger: recordingLogger(lines),
     now: () => clock,
     onReviewComplete: (report) => reports.push(report),
     ...options,
   });
 }
+
+/** Finished spans grouped by trace, each trace's root first and then in start order. */
+function traces(): ReadableSpan[][] {
+  const byTrace = new Map<string, ReadableSpan[]>();
+  for (const span of recorder.spans()) {
+    const id = span.spanContext().traceId;
+    byTrace.set(id, [...(byTrace.get(id) ?? []), span]);
+  }
+  const startOf = (span: ReadableSpan): number => span.startTime[0] * 1e9 + span.startTime[1];
+  const rootFirst = (a: ReadableSpan, b: ReadableSpan): number =>
+    Number(parentIdOf(a) !== undefined) - Number(parentIdOf(b) !== undefined) || startOf(a) - startOf(b);
+  return [...byTrace.values()].map((spans) => spans.sort(rootFirst));
+}
+
+const failed = (span: ReadableSpan): boolean => span.status.code === SpanStatusCode.ERROR;
 
 /** Holds scheduled reviews until the test runs them. */
 const manualSchedule = (task: ReviewTask): void => void scheduled.push(task);
@@ -160,9 +178,9 @@ describe("BackgroundReviewer triggers", () => {
     const failingAudit = reviewer({ turnNudgeInterval: 1, modes: ["memory"] });
     turn(failingAudit, researchConversation());
     await failingAudit.idle();
-    expect(traces[0]?.spans.map((span) => [span.name, span.status, span.error])).toEqual([
-      ["background_reflection", "ok", undefined],
-      ["audit", "error", "the audit call failed: overloaded"],
+    expect(traces()[0]?.map((span) => [span.name, failed(span), span.status.message])).toEqual([
+      ["background_reflection", false, undefined],
+      ["audit", true, "the audit call failed: overloaded"],
     ]);
 
     const brokenMemory = { context: memory.context, recordLearnings: async () => Promise.reject(new Error("disk gone")) };
@@ -170,10 +188,10 @@ describe("BackgroundReviewer triggers", () => {
     expect(() => turn(crashing, researchConversation())).not.toThrow();
     await crashing.idle();
     expect(lines).toContainEqual(expect.objectContaining({ level: "error", message: "background review failed", fields: expect.objectContaining({ error: "disk gone" }) }));
-    expect(traces[1]?.spans.map((span) => [span.name, span.status])).toEqual([
-      ["background_reflection", "error"],
-      ["audit", "ok"],
-      ["learning_record", "error"],
+    expect(traces()[1]?.map((span) => [span.name, failed(span)])).toEqual([
+      ["background_reflection", true],
+      ["audit", false],
+      ["learning_record", true],
     ]);
   });
 });
@@ -192,17 +210,20 @@ describe("BackgroundReviewer reviews", () => {
       `[learning] 2026-11-30 research-answer-quality: covered Sources cited, Recency checked; missing Counter-evidence considered; next time: ${LESSON}`,
     ]);
 
-    expect(traces).toHaveLength(1);
-    const [root, ...children] = traces[0]?.spans ?? [];
-    expect(root).toMatchObject({ name: "background_reflection", status: "ok", attributes: { mode: "combined", session_id: "chat-1", frameworks_relevant: 1 } });
-    expect(children.map((span) => [span.name, span.parentSpanId === root?.spanId])).toEqual([
+    expect(traces()).toHaveLength(1);
+    const [root, ...children] = traces()[0] ?? [];
+    expect(root?.name).toBe("background_reflection");
+    expect(root && failed(root)).toBe(false);
+    expect(root?.attributes).toMatchObject({ "hermes.reflection.mode": "combined", "gen_ai.conversation.id": "chat-1", "hermes.reflection.frameworks_relevant": 1 });
+    expect(children.map((span) => [span.name, root !== undefined && parentIdOf(span) === idOf(root)])).toEqual([
       ["audit", true],
       ["skill_generation", true],
       ["learning_record", true],
     ]);
-    expect(children[0]?.attributes).toMatchObject({ framework: "research-answer-quality", covered: 2, missing: 1, learnings: 1 });
-    expect(children[1]?.attributes).toMatchObject({ created: 1 });
-    expect(children[2]?.attributes).toMatchObject({ recorded: 1, duplicates: 0 });
+    expect(children[0]?.attributes).toMatchObject({ "hermes.reflection.framework": "research-answer-quality", "hermes.reflection.covered": 2, "hermes.reflection.missing": 1, "hermes.reflection.learnings": 1 });
+    expect(children[1]?.attributes).toMatchObject({ "hermes.reflection.skills.created": 1 });
+    expect(children[2]?.attributes).toMatchObject({ "hermes.reflection.learnings.recorded": 1, "hermes.reflection.learnings.duplicates": 0 });
+    expect(reports[0]?.traceId).toBe(root?.spanContext().traceId);
   });
 
   it("adds no duplicate skill or learning when the same review runs again", async () => {
@@ -236,8 +257,8 @@ describe("BackgroundReviewer reviews", () => {
     expect(saved).toContain(LESSON);
     expect(saved).not.toContain("hunter2");
     expect(await fs.readdir(local).catch(() => [])).toEqual([]);
-    expect(traces[0]?.spans.map((span) => span.name)).toEqual(["background_reflection", "audit", "learning_record"]);
-    expect(traces[0]?.spans[2]?.attributes).toMatchObject({ recorded: 1, secrets: 1 });
+    expect(traces()[0]?.map((span) => span.name)).toEqual(["background_reflection", "audit", "learning_record"]);
+    expect(traces()[0]?.[2]?.attributes).toMatchObject({ "hermes.reflection.learnings.recorded": 1, "hermes.reflection.learnings.secrets": 1 });
   });
 
   it("makes no model call when no framework is relevant", async () => {
@@ -246,7 +267,7 @@ describe("BackgroundReviewer reviews", () => {
     await subject.idle();
     expect(faux.state.callCount).toBe(0);
     expect(reports[0]).toMatchObject({ relevant: [], audits: [] });
-    expect(traces[0]?.spans.map((span) => span.name)).toEqual(["background_reflection"]);
+    expect(traces()[0]?.map((span) => span.name)).toEqual(["background_reflection"]);
   });
 
   it("shutdown stops new reviews", async () => {

@@ -2,7 +2,8 @@ import type { Message } from "@mariozechner/pi-ai";
 import type { ModelBinding } from "../loop/model-call.js";
 import type { MemoryManager } from "../memory/memory-manager.js";
 import type { Logger } from "../observability/logger.js";
-import { noopTracer, type Tracer } from "../observability/tracer.js";
+import type { Tracer } from "@opentelemetry/api";
+import { defaultAgentTracer } from "../observability/tracer.js";
 import { Auditor, type AuditorOptions } from "./auditor.js";
 import type { ReflectionFramework } from "./framework.js";
 import { LearningRecorder, type LearningRecorderOptions } from "./learning-recorder.js";
@@ -26,6 +27,7 @@ export interface BackgroundReviewerOptions {
   turnNudgeInterval?: number;
   /** Review after this many loop iterations (model calls) across runs; 0 turns the trigger off. */
   iterationNudgeInterval?: number;
+  /** An OpenTelemetry tracer; default the global provider's "hermes-agent" tracer. */
   tracer?: Tracer;
   logger: Logger;
   /** Runs a review later, off the reply's path; default `setTimeout(task, 0)`. */
@@ -78,7 +80,7 @@ export class BackgroundReviewer {
 
   constructor(options: BackgroundReviewerOptions) {
     this.logger = options.logger;
-    this.tracer = options.tracer ?? noopTracer;
+    this.tracer = options.tracer ?? defaultAgentTracer();
     this.schedule = options.schedule ?? ((task) => void setTimeout(task, 0));
     this.turnInterval = interval(options.turnNudgeInterval, DEFAULT_TURN_NUDGE_INTERVAL);
     this.iterationInterval = interval(options.iterationNudgeInterval, DEFAULT_ITERATION_NUDGE_INTERVAL);

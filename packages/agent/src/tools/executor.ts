@@ -2,7 +2,8 @@ import { validateToolArguments, type ToolCall, type ToolResultMessage } from "@m
 import type { BudgetTracker } from "../loop/budget.js";
 import { invokeSafely, type AgentCallbacks, type ToolCallStatus } from "../loop/callbacks.js";
 import type { Logger } from "../observability/logger.js";
-import type { Span } from "../observability/tracer.js";
+import { markFailed, startChildSpan, withActiveScope, type SpanScope } from "../observability/tracer.js";
+import { GEN_AI, HERMES_ATTRIBUTES, SPAN_NAMES } from "../observability/tracer-names.js";
 import { planBatches, type PlannedCall } from "./batch-plan.js";
 import { callKey } from "./call-key.js";
 import { applyResultBudget, type ResultBudgetOptions } from "./result-budget.js";
@@ -21,7 +22,8 @@ export interface ExecuteToolCallsOptions {
   budget: BudgetTracker;
   callbacks: AgentCallbacks;
   resultBudget: ResultBudgetOptions;
-  startSpan: (name: string, attributes: Record<string, string | number | boolean>) => Span;
+  /** The run's span scope: each executed tool is an execute_tool child span in it. */
+  spans: SpanScope;
   now: () => number;
 }
 
@@ -165,16 +167,25 @@ async function runOne(
     return { status: "blocked", result, durationMs: 0 };
   }
 
-  const span = options.startSpan("tool_execution", { tool: tool.name, tool_call_id: p.call.id, step: options.step });
+  // Tools of one batch run concurrently; each span gets its parent explicitly and runs with its own context active.
+  const { span, scope } = startChildSpan(options.spans, SPAN_NAMES.executeTool(tool.name), {
+    attributes: {
+      [GEN_AI.operationName]: "execute_tool",
+      [GEN_AI.toolName]: tool.name,
+      [GEN_AI.toolCallId]: p.call.id,
+      [GEN_AI.toolType]: "function",
+      [HERMES_ATTRIBUTES.step]: options.step,
+    },
+  });
   const started = options.now();
-  const outcome = await runWithDeadline(tool, p.args, {
+  const outcome = await withActiveScope(scope, () => runWithDeadline(tool, p.args, {
     parentSignal: options.signal,
     timeoutMs: tool.timeoutMs ?? options.defaultTimeoutMs,
     toolCallId: p.call.id,
     sessionId: options.sessionId,
     caller: options.caller,
     logger: options.logger.child({ tool: tool.name, toolCallId: p.call.id }),
-  });
+  }));
   const durationMs = options.now() - started;
 
   let status: ToolCallStatus;
@@ -200,8 +211,9 @@ async function runOne(
   }
   if (status !== "ok" && status !== "aborted") options.budget.recordFailure(p.key);
 
-  span.setAttributes({ status, duration_ms: durationMs, result_chars: result.content.length });
-  if (status !== "ok") span.recordError(result.content.slice(0, 200));
+  span.setAttributes({ [HERMES_ATTRIBUTES.toolStatus]: status, [HERMES_ATTRIBUTES.toolResultChars]: result.content.length });
+  // The status names the failure only: a tool's output may hold anything (files, pages, user data).
+  if (status !== "ok") markFailed(span, status === "error" ? "tool_error" : status);
   span.end();
   await notifyEnd(p, status, result, durationMs, options);
   return { status, result, durationMs };

@@ -20,8 +20,8 @@ import {
   type AgentMetrics,
   type Logger,
   type ModelBinding,
-  type Tracer,
 } from "@hermes/agent";
+import type { Tracer } from "@opentelemetry/api";
 import { sessionSearchTool, type Store } from "@hermes/store";
 import type { ConfigIssue } from "../config/errors.js";
 import type { GatewayConfig } from "../config/gateway-config.js";
@@ -41,6 +41,7 @@ export const NO_MODEL_MESSAGE = [
 export interface AgentDeps {
   logger: Logger;
   store: Pick<Store, "search">;
+  /** OpenTelemetry tracer for the agents; default the global provider's (set up by startTracing, or a no-op). */
   tracer?: Tracer;
   metrics?: AgentMetrics;
 }

@@ -40,7 +40,6 @@ function fakeAgent(run: (text: string) => Promise<Partial<HermesAgentResult>>): 
       steps: 1,
       usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, costUsd: 0 },
       model: { provider: "test", id: "test" },
-      trace: { traceId: "t", name: "agent_run", startTimeMs: 0, endTimeMs: 0, durationMs: 0, spans: [] },
       ...(await run(input)),
     }),
   } as unknown as HermesAgent;
