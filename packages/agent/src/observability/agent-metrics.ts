@@ -1,6 +1,8 @@
+import type { Usage } from "@mariozechner/pi-ai";
+import { addUsage, emptyUsageTotals, type ModelRef } from "./cost.js";
 import type { Counter, Gauge, Histogram, MetricsRegistry } from "./metrics.js";
 
-/** The agent-core metrics of seed spec §10.3. */
+/** The agent-core metrics of seed spec §10.3, plus LLM token and cost counters per model. */
 export interface AgentMetrics {
   iterations: Counter;
   toolCalls: Counter;
@@ -12,18 +14,40 @@ export interface AgentMetrics {
   cost: Gauge;
   /** Seconds per agent run. */
   duration: Histogram;
+  /** `hermes_llm_tokens_total{direction="input"|"output"|"cache_read"|"cache_write", model}`. */
+  llmTokens: Counter;
+  /** `hermes_llm_cost_usd_total{model}`. */
+  llmCost: Counter;
 }
 
 /** Safe to call more than once on one registry: the same metrics come back. */
 export function createAgentMetrics(registry: MetricsRegistry): AgentMetrics {
   return {
     iterations: registry.counter("agent.iterations", "Agent loop iterations."),
-    toolCalls: registry.counter("agent.tool_calls", "Tool calls executed by the agent."),
-    toolErrors: registry.counter("agent.tool_errors", "Tool calls that ended in an error result."),
-    llmCalls: registry.counter("agent.llm_calls", "Requests sent to an LLM provider."),
+    toolCalls: registry.counter("agent.tool_calls", "Tool calls executed by the agent.", ["tool"]),
+    toolErrors: registry.counter("agent.tool_errors", "Tool calls that ended in an error result.", ["tool"]),
+    llmCalls: registry.counter("agent.llm_calls", "Requests sent to an LLM provider.", ["provider", "model"]),
     tokensInput: registry.counter("agent.tokens.input", "Input tokens sent to LLM providers."),
     tokensOutput: registry.counter("agent.tokens.output", "Output tokens received from LLM providers."),
     cost: registry.gauge("agent.cost", "Running total of LLM cost in USD."),
     duration: registry.histogram("agent.duration", "Agent run duration in seconds."),
+    llmTokens: registry.counter("llm.tokens", "LLM tokens by direction (input, output, cache_read, cache_write) and model.", ["direction", "model"]),
+    llmCost: registry.counter("llm.cost_usd", "LLM cost in USD by model, from the model's price table.", ["model"]),
   };
+}
+
+/** Counts one LLM request and what it used. Model ids come from configuration, so the `model` label stays bounded. */
+export function recordLlmCall(metrics: AgentMetrics | undefined, model: ModelRef, usage: Usage): void {
+  if (metrics === undefined) return;
+  // addUsage treats missing, negative or non-finite fields as zero.
+  const used = addUsage(emptyUsageTotals(), usage);
+  metrics.llmCalls.inc(1, { provider: model.provider, model: model.id });
+  metrics.tokensInput.inc(used.input);
+  metrics.tokensOutput.inc(used.output);
+  metrics.cost.inc(used.costUsd);
+  metrics.llmTokens.inc(used.input, { direction: "input", model: model.id });
+  metrics.llmTokens.inc(used.output, { direction: "output", model: model.id });
+  metrics.llmTokens.inc(used.cacheRead, { direction: "cache_read", model: model.id });
+  metrics.llmTokens.inc(used.cacheWrite, { direction: "cache_write", model: model.id });
+  metrics.llmCost.inc(used.costUsd, { model: model.id });
 }

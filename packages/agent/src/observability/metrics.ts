@@ -1,6 +1,6 @@
-import { renderPrometheusText } from "./prometheus.js";
+import { Counter as PromCounter, Gauge as PromGauge, Histogram as PromHistogram, Registry, collectDefaultMetrics } from "prom-client";
 
-/** In-process metrics registry (counters, gauges, histograms) exposed in Prometheus text format. */
+/** Metrics on a prom-client registry, exposed in the Prometheus text format. */
 export type Labels = Record<string, string>;
 
 export interface Counter {
@@ -9,251 +9,158 @@ export interface Counter {
 }
 
 export interface Gauge {
+  /** Non-finite values are ignored. */
   set(value: number, labels?: Labels): void;
   inc(value?: number, labels?: Labels): void;
 }
 
 export interface Histogram {
+  /** Non-finite values are ignored. */
   observe(value: number, labels?: Labels): void;
 }
 
-export interface SeriesSnapshot {
-  labels: Labels;
-  value: number;
+export interface GaugeOptions {
+  labelNames?: readonly string[];
+  /**
+   * Read on every scrape (an unlabelled value such as a queue length). A read that fails or outlasts
+   * {@link COLLECT_TIMEOUT_MS} keeps the last value, so a slow dependency cannot hang /metrics.
+   */
+  collect?: () => number | Promise<number>;
 }
 
-/** Cumulative count of observations at or below `le`; the implicit +Inf bucket equals `count`. */
-export interface BucketSnapshot {
-  le: number;
-  count: number;
+export interface HistogramOptions {
+  labelNames?: readonly string[];
+  buckets?: readonly number[];
 }
-
-export interface HistogramSeriesSnapshot {
-  labels: Labels;
-  buckets: BucketSnapshot[];
-  sum: number;
-  count: number;
-}
-
-/** `name` is the exposed Prometheus name (prefixed, `_total` on counters). */
-export type MetricSnapshot =
-  | { type: "counter" | "gauge"; name: string; help: string; series: SeriesSnapshot[] }
-  | { type: "histogram"; name: string; help: string; series: HistogramSeriesSnapshot[] };
 
 export interface MetricsRegistry {
-  /** Same name twice returns the same metric; a name reused with another type throws. */
-  counter(name: string, help: string): Counter;
-  gauge(name: string, help: string): Gauge;
-  histogram(name: string, help: string, buckets?: number[]): Histogram;
-  /** Ordered by metric name, then labels. */
-  snapshot(): MetricSnapshot[];
-  renderPrometheus(): string;
+  /**
+   * Names get the prefix (default `hermes_`), dots become underscores and counters end in `_total`. Label names are
+   * declared up front; using another label is a programming error and throws. The same name twice returns the same
+   * metric; a name reused with another type throws.
+   */
+  counter(name: string, help: string, labelNames?: readonly string[]): Counter;
+  gauge(name: string, help: string, options?: GaugeOptions): Gauge;
+  histogram(name: string, help: string, options?: HistogramOptions): Histogram;
+  /** Prometheus text exposition of every metric, including the process metrics when enabled. */
+  renderPrometheus(): Promise<string>;
+  readonly contentType: string;
 }
 
 export interface MetricsRegistryOptions {
   prefix?: string;
+  /** prom-client's default process and Node.js metrics (`process_resident_memory_bytes`, `nodejs_eventloop_lag_seconds`, …). */
+  processMetrics?: boolean;
 }
 
 export const DEFAULT_SECONDS_BUCKETS: readonly number[] = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
-const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
-const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+export const COLLECT_TIMEOUT_MS = 1_000;
 
-type LabelPairs = Array<[string, string]>;
+type Kind = "counter" | "gauge" | "histogram";
 
-interface Series<State> {
-  pairs: LabelPairs;
-  state: State;
+interface Registered {
+  kind: Kind;
+  api: Counter | Gauge | Histogram;
 }
-
-interface HistogramState {
-  counts: number[];
-  sum: number;
-  count: number;
-}
-
-type Family =
-  | { type: "counter"; name: string; help: string; series: Map<string, Series<number>>; api: Counter }
-  | { type: "gauge"; name: string; help: string; series: Map<string, Series<number>>; api: Gauge }
-  | {
-      type: "histogram";
-      name: string;
-      help: string;
-      bounds: number[];
-      series: Map<string, Series<HistogramState>>;
-      api: Histogram;
-    };
 
 export function createMetricsRegistry(options: MetricsRegistryOptions = {}): MetricsRegistry {
   const prefix = options.prefix ?? "hermes_";
-  const families = new Map<string, Family>();
-  const exposedOwners = new Map<string, string>();
+  const registry = new Registry();
+  if (options.processMetrics) collectDefaultMetrics({ register: registry });
+  const registered = new Map<string, Registered>();
 
-  const claim = (name: string, type: Family["type"]): { key: string; exposed: string; existing?: Family } => {
+  const claim = (name: string, kind: Kind): { exposed: string; existing?: Registered } => {
     if (typeof name !== "string" || name.length === 0) throw new TypeError("metric name must be a non-empty string");
     const key = prefix + name.replace(/\./g, "_");
-    const exposed = type === "counter" && !key.endsWith("_total") ? `${key}_total` : key;
-    if (!METRIC_NAME.test(exposed)) throw new TypeError(`invalid metric name: ${JSON.stringify(name)}`);
-    const existing = families.get(key);
-    if (existing !== undefined && existing.type !== type) {
-      throw new TypeError(`metric ${JSON.stringify(name)} is already registered as a ${existing.type}`);
+    const exposed = kind === "counter" && !key.endsWith("_total") ? `${key}_total` : key;
+    const existing = registered.get(exposed);
+    if (existing !== undefined && existing.kind !== kind) {
+      throw new TypeError(`metric ${JSON.stringify(name)} is already registered as a ${existing.kind}`);
     }
-    const owner = exposedOwners.get(exposed);
-    if (existing === undefined && owner !== undefined) {
-      throw new TypeError(`metric ${JSON.stringify(name)} collides with an existing metric named ${exposed}`);
-    }
-    return existing === undefined ? { key, exposed } : { key, exposed, existing };
+    return existing === undefined ? { exposed } : { exposed, existing };
   };
 
-  const add = (key: string, family: Family): void => {
-    families.set(key, family);
-    exposedOwners.set(family.name, key);
+  const remember = <T extends Counter | Gauge | Histogram>(exposed: string, kind: Kind, api: T): T => {
+    registered.set(exposed, { kind, api });
+    return api;
   };
 
   return {
-    counter(name, help) {
-      const { key, exposed, existing } = claim(name, "counter");
-      if (existing?.type === "counter") return existing.api;
-      const series = new Map<string, Series<number>>();
-      const api: Counter = {
+    counter(name, help, labelNames = []) {
+      const { exposed, existing } = claim(name, "counter");
+      if (existing !== undefined) return existing.api as Counter;
+      const metric = new PromCounter({ name: exposed, help, labelNames: [...labelNames], registers: [registry] });
+      return remember<Counter>(exposed, "counter", {
         inc(value = 1, labels) {
-          if (!isFiniteNumber(value) || value < 0) return;
-          seriesFor(series, labels, undefined, () => 0).state += value;
+          if (isFiniteNumber(value) && value >= 0) metric.inc(labels ?? {}, value);
         },
-      };
-      add(key, { type: "counter", name: exposed, help: String(help), series, api });
-      return api;
+      });
     },
 
-    gauge(name, help) {
-      const { key, exposed, existing } = claim(name, "gauge");
-      if (existing?.type === "gauge") return existing.api;
-      const series = new Map<string, Series<number>>();
-      const api: Gauge = {
+    gauge(name, help, gaugeOptions = {}) {
+      const { exposed, existing } = claim(name, "gauge");
+      if (existing !== undefined) return existing.api as Gauge;
+      const read = gaugeOptions.collect;
+      const metric = new PromGauge({
+        name: exposed,
+        help,
+        labelNames: [...(gaugeOptions.labelNames ?? [])],
+        registers: [registry],
+        ...(read !== undefined && {
+          async collect(this: PromGauge) {
+            const value = await withTimeout(read, COLLECT_TIMEOUT_MS);
+            if (value !== undefined) this.set(value);
+          },
+        }),
+      });
+      return remember<Gauge>(exposed, "gauge", {
         set(value, labels) {
-          if (isFiniteNumber(value)) seriesFor(series, labels, undefined, () => 0).state = value;
+          if (isFiniteNumber(value)) metric.set(labels ?? {}, value);
         },
         inc(value = 1, labels) {
-          if (isFiniteNumber(value)) seriesFor(series, labels, undefined, () => 0).state += value;
+          if (isFiniteNumber(value)) metric.inc(labels ?? {}, value);
         },
-      };
-      add(key, { type: "gauge", name: exposed, help: String(help), series, api });
-      return api;
+      });
     },
 
-    histogram(name, help, buckets) {
-      const { key, exposed, existing } = claim(name, "histogram");
-      if (existing?.type === "histogram") return existing.api;
-      const bounds = normalizeBuckets(buckets ?? DEFAULT_SECONDS_BUCKETS);
-      const series = new Map<string, Series<HistogramState>>();
-      const api: Histogram = {
+    histogram(name, help, histogramOptions = {}) {
+      const { exposed, existing } = claim(name, "histogram");
+      if (existing !== undefined) return existing.api as Histogram;
+      const metric = new PromHistogram({
+        name: exposed,
+        help,
+        labelNames: [...(histogramOptions.labelNames ?? [])],
+        buckets: [...(histogramOptions.buckets ?? DEFAULT_SECONDS_BUCKETS)],
+        registers: [registry],
+      });
+      return remember<Histogram>(exposed, "histogram", {
         observe(value, labels) {
-          if (!isFiniteNumber(value)) return;
-          const state = seriesFor(series, labels, "le", () => ({ counts: bounds.map(() => 0), sum: 0, count: 0 })).state;
-          const index = bounds.findIndex((bound) => value <= bound);
-          if (index >= 0) state.counts[index] = (state.counts[index] ?? 0) + 1;
-          state.sum += value;
-          state.count += 1;
+          if (isFiniteNumber(value)) metric.observe(labels ?? {}, value);
         },
-      };
-      add(key, { type: "histogram", name: exposed, help: String(help), bounds, series, api });
-      return api;
+      });
     },
 
-    snapshot: () => snapshotOf(families),
-    renderPrometheus: () => renderPrometheusText(snapshotOf(families)),
+    renderPrometheus: () => registry.metrics(),
+    contentType: registry.contentType,
   };
 }
 
-function snapshotOf(families: Map<string, Family>): MetricSnapshot[] {
-  const ordered = [...families.values()].sort((a, b) => compareText(a.name, b.name));
-  return ordered.map((family): MetricSnapshot => {
-    const { type, name, help } = family;
-    if (family.type === "histogram") {
-      const series = sortedSeries(family.series).map(({ pairs, state }) => {
-        let running = 0;
-        const buckets = family.bounds.map((le, index) => {
-          running += state.counts[index] ?? 0;
-          return { le, count: running };
-        });
-        return { labels: Object.fromEntries(pairs), buckets, sum: state.sum, count: state.count };
-      });
-      return { type: "histogram", name, help, series };
-    }
-    const series = sortedSeries(family.series).map(({ pairs, state }) => ({
-      labels: Object.fromEntries(pairs),
-      value: state,
-    }));
-    return { type: family.type, name, help, series };
+/** The value, or undefined when the read failed or took too long. */
+async function withTimeout(read: () => number | Promise<number>, timeoutMs: number): Promise<number | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), timeoutMs);
+    timer.unref();
   });
-}
-
-function seriesFor<State>(
-  series: Map<string, Series<State>>,
-  labels: Labels | undefined,
-  reserved: string | undefined,
-  initial: () => State,
-): Series<State> {
-  const pairs = labelPairs(labels, reserved);
-  const key = JSON.stringify(pairs);
-  let entry = series.get(key);
-  if (entry === undefined) {
-    entry = { pairs, state: initial() };
-    series.set(key, entry);
-  }
-  return entry;
-}
-
-function labelPairs(labels: Labels | undefined, reserved: string | undefined): LabelPairs {
-  if (labels === null || typeof labels !== "object") return [];
-  const pairs: LabelPairs = [];
-  for (const [name, raw] of Object.entries(labels)) {
-    if (!LABEL_NAME.test(name)) throw new TypeError(`invalid label name: ${JSON.stringify(name)}`);
-    if (name === reserved) throw new TypeError(`label name "${name}" is reserved for this metric type`);
-    const value = labelValue(raw);
-    // Prometheus treats an empty label value as an absent label; dropping it keeps series unique.
-    if (value !== "") pairs.push([name, value]);
-  }
-  return pairs.sort((a, b) => compareText(a[0], b[0]));
-}
-
-function labelValue(raw: unknown): string {
-  if (typeof raw === "string") return raw;
-  if (raw === undefined || raw === null) return "";
   try {
-    return String(raw);
+    const value = await Promise.race([Promise.resolve().then(read), timedOut]);
+    return value !== undefined && isFiniteNumber(value) ? value : undefined;
   } catch {
-    return "";
+    return undefined;
+  } finally {
+    clearTimeout(timer);
   }
-}
-
-function sortedSeries<State>(series: Map<string, Series<State>>): Array<Series<State>> {
-  return [...series.values()].sort((a, b) => compareLabelPairs(a.pairs, b.pairs));
-}
-
-function compareLabelPairs(a: LabelPairs, b: LabelPairs): number {
-  const shared = Math.min(a.length, b.length);
-  for (let i = 0; i < shared; i++) {
-    const [nameA, valueA] = a[i] ?? ["", ""];
-    const [nameB, valueB] = b[i] ?? ["", ""];
-    const order = compareText(nameA, nameB) || compareText(valueA, valueB);
-    if (order !== 0) return order;
-  }
-  return a.length - b.length;
-}
-
-/** Code-unit order, so output does not depend on the host locale. */
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function normalizeBuckets(buckets: readonly number[]): number[] {
-  if (!Array.isArray(buckets)) throw new TypeError("histogram buckets must be an array of numbers");
-  for (const bound of buckets) {
-    if (typeof bound !== "number" || Number.isNaN(bound)) throw new TypeError(`invalid histogram bucket: ${String(bound)}`);
-  }
-  const finite = buckets.filter((bound) => Number.isFinite(bound));
-  return [...new Set(finite)].sort((a, b) => a - b);
 }
 
 function isFiniteNumber(value: unknown): value is number {
