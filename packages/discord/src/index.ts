@@ -7,3 +7,4 @@ export {
 } from "./discord-adapter.js";
 export { DEFAULT_DISCORD_API, restBaseFrom } from "./rest-base.js";
 export { DISCORD_PLATFORM } from "./normalize.js";
+export { DEFAULT_RECONNECT_BACKOFF, type ReconnectBackoff } from "./reconnect-backoff.js";

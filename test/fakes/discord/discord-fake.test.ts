@@ -103,6 +103,27 @@ describe("discord fake gateway", () => {
     third.socket.send(JSON.stringify({ op: 6, d: { token: fake.token, session_id: sessionId, seq: 0 } }));
     expect(await third.next((f) => f.op === 9)).toMatchObject({ d: false });
   });
+
+  it("drops every connection with the code asked for, and refuses logins until told otherwise", async () => {
+    const identified = await connect();
+    identified.socket.send(identify(fake.token, 4096));
+    await identified.next(dispatch("READY"));
+    const stillGreeting = await connect();
+    fake.dropConnections(4014);
+    expect(await Promise.all([identified.closed, stillGreeting.closed])).toEqual([4014, 4014]);
+
+    fake.refuseLogins();
+    const refused = await connect();
+    refused.socket.send(identify(fake.token, 4096));
+    expect(await refused.closed).toBe(4004);
+    fake.acceptLogins();
+    const accepted = await connect();
+    accepted.socket.send(identify(fake.token, 4096));
+    await accepted.next(dispatch("READY"));
+    fake.dropConnections(1006);
+    expect(await accepted.closed).toBe(1006);
+    expect(fake.gateway).toMatchObject({ identifies: 2, refusedLogins: 1 });
+  });
 });
 
 describe("discord fake REST", () => {
@@ -120,6 +141,16 @@ describe("discord fake REST", () => {
       console.error = originalError;
     }
     expect(fake.unknownRoutes).toEqual(["GET /api/v10/applications/1/commands"]);
+  });
+
+  it("fails gateway discovery until restored, counting every attempt", async () => {
+    fake.failGatewayDiscovery();
+    expect((await fetch(`${fake.apiUrl}/v10/gateway/bot`, { headers: auth() })).status).toBe(401);
+    fake.failGatewayDiscovery(503);
+    expect((await fetch(`${fake.apiUrl}/v10/gateway/bot`, { headers: auth() })).status).toBe(503);
+    fake.restoreGatewayDiscovery();
+    expect((await fetch(`${fake.apiUrl}/v10/gateway/bot`, { headers: auth() })).status).toBe(200);
+    expect(fake.discoveries).toBe(3);
   });
 
   it("records sent messages, enforces the 2,000-character limit and serves attachments", async () => {
