@@ -1,4 +1,8 @@
-/** Structured log sink. Fields are plain data; secrets are redacted before anything is written. */
+/**
+ * Structured log sink, the port every part of the agent logs through. Fields are plain data (an Error among them is
+ * logged with its stack); secrets are redacted before anything is written. The gateway implements it on pino; the
+ * core itself depends on no logging library.
+ */
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
 export interface Logger {
@@ -19,7 +23,7 @@ export interface JsonLoggerOptions {
   now?: () => Date;
 }
 
-/** JSON-lines logger (one object per line) suitable for operators and log shippers. */
+/** A dependency-free JSON-lines logger (one object per line) for embedders and tests. */
 export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
   const threshold = LEVEL_ORDER[options.level ?? "info"];
   const write = options.write ?? ((line: string) => process.stderr.write(line + "\n"));
@@ -49,7 +53,7 @@ export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
 }
 
 function errorReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message };
+  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
   return value;
 }
 

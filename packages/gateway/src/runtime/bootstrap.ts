@@ -31,14 +31,15 @@ export async function bootstrap(options: {
     return { ok: false, exitCode: 2 };
   }
   const config = loaded.config;
-  const logger = createGatewayLogger({
+  const logger = await createGatewayLogger({
     level: config.logLevel,
     logsDir: config.paths.logs,
     name: options.logName,
     stderrLevel: options.stderrLevel,
+    stderr: options.stderr,
     secrets: configSecrets(config),
   });
-  return { ok: true, value: { config, logger, metrics: createMetricsRegistry() } };
+  return { ok: true, value: { config, logger, metrics: createMetricsRegistry({ processMetrics: true }) } };
 }
 
 /** Prints a start-up problem found after configuration loaded (no model, store unusable, …) and returns exit code 2. */
