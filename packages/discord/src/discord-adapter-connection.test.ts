@@ -78,6 +78,17 @@ describe("Discord adapter connection state", () => {
     await expectMessagesFlow("after the drop");
   });
 
+  it("stays retrying while the gateway accepts the reconnect but does not answer, until it does", async () => {
+    await startAdapter();
+    fake.holdHello();
+    fake.dropConnections();
+    await fake.waitFor(() => fake.gateway.connections === 2, "the reconnect");
+    expect(stateChanges()).toEqual(["connecting", "connected", "retrying"]);
+    fake.releaseHello();
+    await waitForStates(["connecting", "connected", "retrying", "connected"]);
+    await expectMessagesFlow("answered at last");
+  });
+
   it("reports connected again when Discord refuses the resume and the bot identifies anew", async () => {
     await startAdapter();
     fake.refuseNextResume();
