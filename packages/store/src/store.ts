@@ -4,6 +4,7 @@ import { createDeliveryRepository, type DeliveryRepository } from "./deliveries.
 import { createInboundRepository, type InboundRepository } from "./inbound.js";
 import { createMessageRepository, type MessageRepository } from "./messages.js";
 import { createPairingRepository, type PairingRepository } from "./pairing.js";
+import { createRetentionRepository, type RetentionRepository } from "./retention.js";
 import { createSessionSearch, type SearchSessions } from "./search.js";
 import { createSessionRepository, type SessionRepository } from "./sessions.js";
 import type { StoreContext } from "./store-context.js";
@@ -21,6 +22,8 @@ export interface Store {
   usage: UsageRepository;
   pairing: PairingRepository;
   chatSettings: ChatSettingsRepository;
+  /** Deletes finished records (and, when asked, old conversations) past their retention window. */
+  retention: RetentionRepository;
   /**
    * Atomically finishes a run: only while the inbound is still 'running' (or 'queued') it appends the messages, adds
    * the usage, enqueues the deliveries and marks the inbound answered (or failed). Otherwise it changes nothing.
@@ -42,6 +45,7 @@ export function createStore(ctx: StoreContext, close: () => Promise<void>, check
     usage: createUsageRepository(ctx),
     pairing: createPairingRepository(ctx),
     chatSettings: createChatSettingsRepository(ctx),
+    retention: createRetentionRepository(ctx),
     completeRun: createCompleteRun(ctx),
     checkWritable,
     close,

@@ -1,0 +1,165 @@
+import type { StoreContext } from "./store-context.js";
+import type { InboundStatus } from "./types.js";
+
+export const DAY_MS = 86_400_000;
+
+export interface RetentionPolicy {
+  /** Epoch milliseconds the windows count back from. */
+  now: number;
+  /** Finished operational records (inbound log, outbox, pairing) older than this many days are deleted. */
+  days: number;
+  /** When set, conversations not updated for this many days are deleted with their messages; kept otherwise. */
+  historyDays?: number;
+  /** Stops between batches (at shutdown); what was deleted so far stays deleted. */
+  signal?: AbortSignal;
+}
+
+/** How many rows each kind of record lost. */
+export interface RetentionCounts {
+  inbound: number;
+  deliveries: number;
+  pairingRequests: number;
+  pairingFailures: number;
+  sessions: number;
+  messages: number;
+}
+
+export interface RetentionRepository {
+  /**
+   * Deletes what the policy no longer keeps, a batch per transaction, yielding between batches so a large backlog
+   * neither blocks this process nor holds the write lock other processes wait for.
+   */
+  prune(policy: RetentionPolicy): Promise<RetentionCounts>;
+}
+
+/**
+ * Only finished messages go. Deduplication stays intact because a row lives for the whole window after its last
+ * change, and platforms redeliver an event within minutes or hours (Telegram keeps updates for 24 hours), never
+ * after a day; unfinished rows (received, queued, running) are work still to do and are never touched.
+ */
+const FINISHED_INBOUND: InboundStatus[] = ["answered", "failed", "cancelled", "ignored"];
+const FINISHED_DELIVERIES = ["sent", "failed"];
+
+const BATCH = 500;
+const SESSION_BATCH = 50;
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export function createRetentionRepository(ctx: StoreContext): RetentionRepository {
+  const { db, exec } = ctx;
+  const deleteInBatches = async (signal: AbortSignal | undefined, deleteBatch: () => number): Promise<number> => {
+    let total = 0;
+    while (signal?.aborted !== true) {
+      const deleted = exec.write(deleteBatch);
+      total += deleted;
+      if (deleted < BATCH) break;
+      await nextTurn();
+    }
+    return total;
+  };
+
+  const pruneInbound = (cutoff: number, signal?: AbortSignal): Promise<number> =>
+    deleteInBatches(
+      signal,
+      () =>
+        exec.run(
+          db
+            .deleteFrom("inbound")
+            .where("id", "in", (eb) =>
+              eb
+                .selectFrom("inbound")
+                .select("id")
+                .where("status", "in", FINISHED_INBOUND)
+                .where("updated_at", "<", cutoff)
+                .orderBy("id")
+                .limit(BATCH),
+            ),
+        ).changes,
+    );
+
+  const pruneDeliveries = (cutoff: number, signal?: AbortSignal): Promise<number> =>
+    deleteInBatches(
+      signal,
+      () =>
+        exec.run(
+          db
+            .deleteFrom("deliveries")
+            .where("id", "in", (eb) =>
+              eb
+                .selectFrom("deliveries")
+                .select("id")
+                .where("status", "in", FINISHED_DELIVERIES)
+                .where("updated_at", "<", cutoff)
+                .orderBy("id")
+                .limit(BATCH),
+            ),
+        ).changes,
+    );
+
+  // Approved requests are deleted at approval; what is left finishes by expiring. Approved users are never touched.
+  const prunePairingRequests = (cutoff: number, signal?: AbortSignal): Promise<number> =>
+    deleteInBatches(
+      signal,
+      () =>
+        exec.run(
+          db
+            .deleteFrom("pairing_requests")
+            .where("id", "in", (eb) =>
+              eb.selectFrom("pairing_requests").select("id").where("expires_at", "<", cutoff).orderBy("id").limit(BATCH),
+            ),
+        ).changes,
+    );
+
+  const prunePairingFailures = (cutoff: number, signal?: AbortSignal): Promise<number> =>
+    deleteInBatches(
+      signal,
+      () =>
+        exec.run(
+          db
+            .deleteFrom("pairing_failures")
+            .where("id", "in", (eb) => eb.selectFrom("pairing_failures").select("id").where("at", "<", cutoff).orderBy("id").limit(BATCH)),
+        ).changes,
+    );
+
+  /** Messages go first and explicitly, so the full-text index's delete trigger sees every one of them. */
+  const pruneHistory = async (cutoff: number, signal?: AbortSignal): Promise<{ sessions: number; messages: number }> => {
+    let sessions = 0;
+    let messages = 0;
+    while (signal?.aborted !== true) {
+      const batch = exec.write(() => {
+        const ids = exec
+          .all(db.selectFrom("sessions").select("id").where("updated_at", "<", cutoff).orderBy("id").limit(SESSION_BATCH))
+          .map((row) => row.id);
+        if (ids.length === 0) return { sessions: 0, messages: 0 };
+        const deletedMessages = exec.run(db.deleteFrom("messages").where("session_id", "in", ids)).changes;
+        const deletedSessions = exec.run(db.deleteFrom("sessions").where("id", "in", ids)).changes;
+        return { sessions: deletedSessions, messages: deletedMessages };
+      });
+      sessions += batch.sessions;
+      messages += batch.messages;
+      if (batch.sessions < SESSION_BATCH) break;
+      await nextTurn();
+    }
+    return { sessions, messages };
+  };
+
+  return {
+    async prune(policy) {
+      const cutoff = cutoffFor(policy.now, policy.days, "days");
+      const historyCutoff = policy.historyDays === undefined ? undefined : cutoffFor(policy.now, policy.historyDays, "historyDays");
+      const { signal } = policy;
+      const inbound = await pruneInbound(cutoff, signal);
+      const deliveries = await pruneDeliveries(cutoff, signal);
+      const pairingRequests = await prunePairingRequests(cutoff, signal);
+      const pairingFailures = await prunePairingFailures(cutoff, signal);
+      const history = historyCutoff === undefined ? { sessions: 0, messages: 0 } : await pruneHistory(historyCutoff, signal);
+      return { inbound, deliveries, pairingRequests, pairingFailures, ...history };
+    },
+  };
+}
+
+function cutoffFor(now: number, days: number, name: string): number {
+  // Configuration parsing guarantees positive whole days; anything else here is a programming error.
+  if (!Number.isInteger(days) || days < 1) throw new RangeError(`retention ${name} must be a positive integer, got ${String(days)}`);
+  return now - days * DAY_MS;
+}
