@@ -88,7 +88,7 @@ export class Gateway {
     if (record.status === "queued") {
       await this.options.queue.enqueue({ inboundId: record.id, sessionKey: key });
     } else if (record.status === "received" && (this.unrouted.has(record.id) || this.now() - record.receivedAt > STALE_RECEIVED_MS)) {
-      this.options.logger.warn("routing a message that was saved but never routed", { inboundId: record.id });
+      this.options.logger.warn("routing a message that was saved but never routed", { inboundId: record.id, sessionKey: key });
       await this.routeOrRemember(record.id, message, key);
     } else {
       this.options.logger.debug("duplicate inbound ignored", { platform: message.platform, messageId: message.messageId });
@@ -106,7 +106,8 @@ export class Gateway {
   }
 
   private async route(inboundId: number, message: InboundMessage, key: string): Promise<void> {
-    const { store, logger } = this.options;
+    const { store } = this.options;
+    const logger = this.options.logger.child({ sessionKey: key });
     const auth = await this.options.authorize(message);
     if (auth.kind !== "allowed") {
       await store.inbound.setStatus(inboundId, "ignored");
@@ -127,7 +128,7 @@ export class Gateway {
     // Hooks see what the bot is about to act on: authorized and addressed (strangers and chatter never reach them).
     const received = await this.options.hooks.emit({ ...this.eventBase(message, key), type: "message:received", text: message.text, messageId: message.messageId });
     if (received.blocked) {
-      logger.info("message blocked by hook", { hook: received.hook, reason: received.reason, sessionKey: key });
+      logger.info("message blocked by hook", { hook: received.hook, reason: received.reason });
       await store.inbound.setStatus(inboundId, "ignored");
       await this.notice(message, `Your message was not processed: ${received.reason}`);
       this.options.markDone?.(message);
@@ -187,7 +188,7 @@ export class Gateway {
         sharedSession: isSharedSession(message, this.options.sessionScope),
       });
     } catch (error) {
-      this.options.logger.error("command failed", { command: command.name, error: error instanceof Error ? error.message : String(error) });
+      this.options.logger.error("command failed", { command: command.name, sessionKey: key, error });
       reply = `Sorry, /${command.name} failed. The error was logged for the bot's operator.`;
     }
     await this.notice(message, reply);
@@ -207,7 +208,7 @@ export class Gateway {
     });
     // Not awaited: a flush may be waiting out another chat's retry, and intake must not wait behind it.
     this.options.delivery.flush().catch((error: unknown) =>
-      this.options.logger.error("delivery flush failed", { error: error instanceof Error ? error.message : String(error) }),
+      this.options.logger.error("delivery flush failed", { error }),
     );
   }
 

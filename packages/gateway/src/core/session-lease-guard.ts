@@ -16,7 +16,7 @@ export function guardLease(lease: SessionLease, options: { leaseMs: number; sess
       },
       (error: unknown) => {
         failures += 1;
-        options.logger.warn("session lease renewal failed", { sessionKey: options.sessionKey, error: String(error) });
+        options.logger.warn("session lease renewal failed", { sessionKey: options.sessionKey, error });
         // The lease lives leaseMs; renewals run every third of it, so two misses in a row leave it about to expire.
         if (failures >= 2) lose("the lease could not be renewed");
       },

@@ -87,8 +87,8 @@ describe("HookRegistry dispatch", () => {
     expect(await traced()).toEqual(["c-fine session:start"]);
     const failures = logger.records.filter((record) => record.level === "warn").map((record) => record.fields);
     expect(failures).toEqual([
-      { hook: "a-throws", eventType: "session:start", cause: "sync boom", durationMs: expect.any(Number) },
-      { hook: "b-rejects", eventType: "session:start", cause: "RangeError: async boom", durationMs: expect.any(Number) },
+      { hook: "a-throws", eventType: "session:start", cause: "sync boom", durationMs: expect.any(Number), error: expect.objectContaining({ message: "sync boom" }) },
+      { hook: "b-rejects", eventType: "session:start", cause: "RangeError: async boom", durationMs: expect.any(Number), error: expect.objectContaining({ name: "RangeError" }) },
     ]);
   });
 

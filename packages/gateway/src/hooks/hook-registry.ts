@@ -82,7 +82,7 @@ export class HookRegistry {
       return await this.dispatch(event);
     } catch (error) {
       // Dispatch isolates every handler already; reaching this is a bug here, and still must not break a reply.
-      this.logger.error("hook dispatch failed", { eventType: event.type, cause: error instanceof Error ? error.message : String(error) });
+      this.logger.error("hook dispatch failed", { eventType: event.type, error });
       return { blocked: false };
     }
   }
@@ -121,7 +121,7 @@ export class HookRegistry {
         watcher.update(this.watchTargets());
         this.reload().then(
           () => watcher.update(this.watchTargets()),
-          (error: unknown) => this.logger.error("hooks reload failed", { cause: error instanceof Error ? error.message : String(error) }),
+          (error: unknown) => this.logger.error("hooks reload failed", { error }),
         );
       },
     });
@@ -137,7 +137,9 @@ export class HookRegistry {
       const durationMs = this.now() - started;
       if (!outcome.ok) {
         const verb = outcome.failure === "timeout" ? "timed out" : "failed";
-        this.logger.warn(`hook "${name}" ${verb} on ${event.type}: ${outcome.error}`, { hook: name, eventType: event.type, cause: outcome.error, durationMs });
+        // The stack of what the hook threw goes to the log only; the one-line cause is what `hermes hooks` shows.
+        const thrown = outcome.thrown instanceof Error ? { error: outcome.thrown } : {};
+        this.logger.warn(`hook "${name}" ${verb} on ${event.type}: ${outcome.error}`, { hook: name, eventType: event.type, cause: outcome.error, durationMs, ...thrown });
         continue;
       }
       this.logger.debug("hook ran", { hook: name, eventType: event.type, durationMs });

@@ -14,9 +14,9 @@ describe("invokeHookHandler", () => {
     const thrown = await invokeHookHandler(() => {
       throw new TypeError("bad input");
     }, EVENT, 1000);
-    expect(thrown).toEqual({ ok: false, failure: "threw", error: "TypeError: bad input" });
-    expect(await invokeHookHandler(() => Promise.reject(new Error("nope")), EVENT, 1000)).toEqual({ ok: false, failure: "threw", error: "nope" });
-    expect(await invokeHookHandler(() => Promise.reject("just a string"), EVENT, 1000)).toEqual({ ok: false, failure: "threw", error: "just a string" });
+    expect(thrown).toEqual({ ok: false, failure: "threw", error: "TypeError: bad input", thrown: expect.any(TypeError) });
+    expect(await invokeHookHandler(() => Promise.reject(new Error("nope")), EVENT, 1000)).toEqual({ ok: false, failure: "threw", error: "nope", thrown: expect.any(Error) });
+    expect(await invokeHookHandler(() => Promise.reject("just a string"), EVENT, 1000)).toEqual({ ok: false, failure: "threw", error: "just a string", thrown: "just a string" });
   });
 
   it("stops waiting for a handler that outlives its timeout", async () => {

@@ -1,7 +1,8 @@
 import type { HookEvent } from "./events.js";
 import { describeError, type HookHandler } from "./load-hook.js";
 
-export type HandlerOutcome = { ok: true; value: unknown } | { ok: false; failure: "threw" | "timeout"; error: string };
+/** `thrown` is what the handler threw, kept for the operator's log (its stack); `error` is the one-line summary. */
+export type HandlerOutcome = { ok: true; value: unknown } | { ok: false; failure: "threw" | "timeout"; error: string; thrown?: unknown };
 
 /**
  * Runs one handler, sync or async, and turns a throw, a rejection or a missed deadline into a value. A handler that
@@ -16,7 +17,7 @@ export async function invokeHookHandler(handler: HookHandler, event: HookEvent, 
     try {
       return { ok: true, value: await handler(isolatedCopy(event)) };
     } catch (error) {
-      return { ok: false, failure: "threw", error: describeError(error) };
+      return { ok: false, failure: "threw", error: describeError(error), thrown: error };
     }
   })();
   try {

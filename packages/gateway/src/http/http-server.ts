@@ -76,7 +76,7 @@ export class GatewayHttpServer {
       const result = await handler({ headers, rawBody: body });
       response.writeHead(result.status, result.headers ?? { "content-type": "text/plain; charset=utf-8" }).end(result.body ?? "");
     } catch (error) {
-      this.options.logger.error("http handler failed", { path, error: error instanceof Error ? error.message : String(error) });
+      this.options.logger.error("http handler failed", { path, error });
       if (!response.headersSent) response.writeHead(500, { "content-type": "text/plain" });
       response.end("internal error\n");
     }
