@@ -9,7 +9,7 @@ export interface TelegramAdapterDeps {
   maxAttachmentBytes?: number;
   /** The name the gateway knows the bot by (HERMES_BOT_NAME), used to match `/cmd@name`. */
   botName?: string;
-  /** Part of every adapter's deps; unused here, since Telegram stamps each message itself. */
+  /** The clock for `retryAt` in status reports (default Date.now); Telegram stamps each message itself. */
   now?: () => number;
   /** Pauses between retries (default: a timer that the signal cuts short). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;

@@ -2,9 +2,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { AdapterContext, HttpHandler, InboundMessage } from "@hermes/gateway";
 import { groupChat, forumChat, startFakeTelegram, type FakeTelegram } from "../../../test/fakes/telegram/index.js";
 import type { TelegramAdapterDeps } from "./adapter-deps.js";
+import { recordingContext as context } from "./adapter-test-context.js";
 import { recordingLogger } from "./recording-logger.js";
 import { createTelegramAdapter, type TelegramAdapter } from "./telegram-adapter.js";
 
@@ -23,17 +23,6 @@ afterEach(async () => {
   await fake.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-function context(): AdapterContext & { received: InboundMessage[]; routes: Map<string, HttpHandler> } {
-  const received: InboundMessage[] = [];
-  const routes = new Map<string, HttpHandler>();
-  return {
-    received,
-    routes,
-    receive: async (message) => void received.push(message),
-    route: (method, routePath, handler) => void routes.set(`${method} ${routePath}`, handler),
-  };
-}
 
 function make(overrides: Partial<TelegramAdapterDeps> = {}, settings: { token?: string; webhook?: { url: string; secret: string } } = {}) {
   const logger = recordingLogger();
@@ -95,22 +84,23 @@ describe("TelegramAdapter", () => {
     expect(fake.sentTo(-1002).map((s) => s.text)).toEqual(["hello"]);
   });
 
-  it("refuses to start with a token Telegram rejects, saying which setting is wrong", async () => {
-    const { adapter } = make({}, { token: "999:wrong" });
-    await expect(adapter.start(context())).rejects.toThrow(/refused the bot token \(401 Unauthorized\); check TELEGRAM_BOT_TOKEN/);
-  });
-
   it("keeps trying to connect in the background while Telegram is unreachable", async () => {
     fake.failNext("getMe", { error_code: 502, description: "Bad Gateway" }, { times: 2 });
     const sleeps: number[] = [];
-    const { adapter, logger } = make({ sleep: async (ms) => void sleeps.push(ms) });
+    const { adapter, logger } = make({ sleep: async (ms) => void sleeps.push(ms), now: () => 0 });
     const ctx = context();
     await adapter.start(ctx);
-    expect(logger.entries[0]).toMatchObject({ level: "warn", message: "cannot reach Telegram yet; retrying in the background" });
+    expect(logger.entries[0]).toMatchObject({ level: "warn", message: "cannot connect to Telegram; retrying", fields: { error: "cannot reach Telegram: 502 Bad Gateway" } });
     const { update } = fake.userWrites({ text: "are you there?" });
     await fake.waitForConfirmation(update);
     expect(sleeps).toEqual([1000, 2000]);
     expect(ctx.received.map((m) => m.text)).toEqual(["are you there?"]);
+    expect(ctx.statuses).toEqual([
+      { state: "connecting" },
+      { state: "retrying", error: "cannot reach Telegram: 502 Bad Gateway", retryAt: 1000 },
+      { state: "retrying", error: "cannot reach Telegram: 502 Bad Gateway", retryAt: 2000 },
+      { state: "connected" },
+    ]);
   });
 
   it("in webhook mode, registers the route and the webhook with its secret instead of polling", async () => {
@@ -118,6 +108,7 @@ describe("TelegramAdapter", () => {
     const { adapter } = make({}, { webhook });
     const ctx = context();
     await adapter.start(ctx);
+    expect(ctx.statuses).toEqual([{ state: "connecting" }, { state: "connected" }]);
     expect(fake.webhook).toEqual({ url: webhook.url, secret_token: "s3cret", allowed_updates: ["message", "channel_post"] });
     const handler = ctx.routes.get("POST /tg/hook");
     if (!handler) throw new Error("no webhook route");
@@ -126,7 +117,26 @@ describe("TelegramAdapter", () => {
     expect(response.status).toBe(200);
     expect(ctx.received.map((m) => m.text)).toEqual(["via webhook"]);
     expect(fake.callsOf("getUpdates")).toEqual([]);
-    await adapter.stop();
-    await expect(make({}, { webhook }).adapter.start({ receive: async () => {} })).rejects.toThrow(/HTTP server/);
+  });
+
+  it("in webhook mode without the gateway's HTTP server, reports failed and refuses to start", async () => {
+    const ctx = context({ withRoutes: false });
+    await expect(make({}, { webhook: { url: "https://bot.example.invalid/tg/hook", secret: "s3cret" } }).adapter.start(ctx)).rejects.toThrow(/HTTP server/);
+    expect(ctx.statuses).toEqual([{ state: "failed", error: "TELEGRAM_WEBHOOK_URL is set, but the gateway runs without its HTTP server to receive the webhook" }]);
+    expect(fake.calls).toEqual([]);
+  });
+
+  it("in webhook mode, retries a webhook Telegram refuses until it is set", async () => {
+    fake.failNext("setWebhook", { error_code: 400, description: "Bad Request: bad webhook: Failed to resolve host" });
+    const { adapter } = make({ now: () => 0 }, { webhook: { url: "https://bot.example.invalid/tg/hook", secret: "s3cret" } });
+    const ctx = context();
+    await adapter.start(ctx);
+    await ctx.reported("connected");
+    expect(ctx.statuses).toEqual([
+      { state: "connecting" },
+      { state: "retrying", error: "Telegram refused the request: 400 Bad Request: bad webhook: Failed to resolve host", retryAt: 1000 },
+      { state: "connected" },
+    ]);
+    expect(fake.webhook?.url).toBe("https://bot.example.invalid/tg/hook");
   });
 });

@@ -3,9 +3,10 @@ import { COMMANDS, type AdapterContext, type OutboundMessage, type OutboundTarge
 import { DEFAULT_MAX_ATTACHMENT_BYTES, type TelegramAdapterDeps } from "./adapter-deps.js";
 import { describeApiFailure, type ApiFailure } from "./api-errors.js";
 import { createBotApi, type BotApi } from "./bot-api.js";
-import { abortableSleep, backoffMs } from "./backoff.js";
+import { abortableSleep } from "./backoff.js";
 import type { BotIdentity } from "./bot-identity.js";
 import { telegramCommands } from "./bot-commands.js";
+import { ConnectionHealth } from "./connection-health.js";
 import { downloadTelegramFile } from "./download-file.js";
 import { markdownToTelegramHtml } from "./markdown-to-html.js";
 import { TELEGRAM_PLATFORM } from "./normalize-update.js";
@@ -17,11 +18,14 @@ import { createWebhookHandler, webhookRoutePath } from "./webhook-handler.js";
 
 const ALLOWED_UPDATES: readonly UpdateKind[] = ["message", "channel_post"];
 
-type Connected = "connected" | "retry" | "stopped";
+/** How one attempt to set the bot up went. */
+type ConnectOutcome = { kind: "connected" } | { kind: "stopped" } | { kind: "failed"; failure: ApiFailure };
 
 /**
  * Telegram through grammY's Bot API client: long polling (or a webhook on the gateway's HTTP server) in, sendMessage
- * with Telegram HTML out, typing actions, and the command menu registered at start.
+ * with Telegram HTML out, typing actions, and the command menu registered at start. Whatever Telegram answers (a
+ * refused token, a 409 conflict, an outage), the adapter reports it through `reportStatus` and keeps retrying with
+ * capped backoff until it is stopped; only a webhook without the gateway's HTTP server is reported as `failed`.
  */
 export class TelegramAdapter implements PlatformAdapter {
   readonly platform = TELEGRAM_PLATFORM;
@@ -31,9 +35,10 @@ export class TelegramAdapter implements PlatformAdapter {
   private readonly lifetime = new AbortController();
   private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   private readonly random: () => number;
+  private readonly now: () => number;
   private handler: UpdateHandler | undefined;
   private poller: UpdatePoller | undefined;
-  private reconnecting: Promise<void> | undefined;
+  private connection: Promise<void> | undefined;
 
   constructor(
     private readonly settings: TelegramSettings,
@@ -43,23 +48,44 @@ export class TelegramAdapter implements PlatformAdapter {
     this.logger = deps.logger.child({ platform: TELEGRAM_PLATFORM });
     this.sleep = deps.sleep ?? abortableSleep;
     this.random = deps.random ?? Math.random;
+    this.now = deps.now ?? Date.now;
   }
 
+  /**
+   * Makes the first attempt to set the bot up and returns; a failure is reported as `retrying` and retried in the
+   * background. Throws only for a webhook without the gateway's HTTP server, which no retry can fix.
+   */
   async start(context: AdapterContext): Promise<void> {
+    const health = new ConnectionHealth({ report: (status) => context.reportStatus(status), logger: this.logger, now: this.now, random: this.random, signal: this.lifetime.signal });
     const webhook = this.settings.webhook;
     if (webhook) {
-      if (!context.route) throw new Error("TELEGRAM_WEBHOOK_URL is set, but the gateway runs without its HTTP server to receive the webhook");
+      if (!context.route) {
+        const error = "TELEGRAM_WEBHOOK_URL is set, but the gateway runs without its HTTP server to receive the webhook";
+        health.failedForGood(error);
+        throw new Error(error);
+      }
       const path = webhookRoutePath(webhook.url);
       context.route("POST", path, createWebhookHandler({ secret: webhook.secret, handler: () => this.handler, logger: this.logger }));
+    } else {
+      this.poller = this.createPoller(health);
     }
-    if ((await this.connect(context)) === "retry") this.reconnecting = this.keepConnecting(context);
+    health.connecting();
+    const first = await this.connect(context, health);
+    // Runs up to its first wait before start returns, so a first failure is already reported as `retrying`.
+    this.connection = this.keepConnected(context, health, first).catch((error: unknown) => {
+      // Only a bug gets here; the operator sees it rather than a bot that silently stopped listening.
+      const message = error instanceof Error ? error.message : String(error);
+      this.logger.error("Telegram adapter stopped connecting after an unexpected error", { error: message, stack: error instanceof Error ? error.stack : undefined });
+      health.failedForGood(`unexpected error: ${message}`);
+    });
   }
 
   async stop(): Promise<void> {
     this.lifetime.abort();
+    const polling = this.poller?.stop();
     this.handler = undefined;
-    await this.reconnecting;
-    await this.poller?.stop();
+    await polling;
+    await this.connection;
   }
 
   async send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
@@ -94,10 +120,10 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   /**
-   * One attempt to get going: who the bot is, its command menu, then the webhook or polling. A refused token or
-   * webhook throws (the operator must fix the settings); a network problem answers "retry".
+   * One attempt to get going: who the bot is, its command menu, then the webhook (connected once it is set) or the
+   * removal of an old webhook before polling (connected once getUpdates answers).
    */
-  private async connect(context: AdapterContext): Promise<Connected> {
+  private async connect(context: AdapterContext, health: ConnectionHealth): Promise<ConnectOutcome> {
     const signal = this.lifetime.signal;
     let bot: BotIdentity;
     try {
@@ -111,10 +137,32 @@ export class TelegramAdapter implements PlatformAdapter {
         await this.api.deleteWebhook(signal);
       }
     } catch (error) {
-      if (signal.aborted) return "stopped";
-      return this.connectFailed(describeApiFailure(error));
+      return signal.aborted ? { kind: "stopped" } : { kind: "failed", failure: describeApiFailure(error) };
     }
-    this.handler = createUpdateHandler({
+    this.handler = this.createHandler(bot, context);
+    this.logger.info("connected to Telegram", { bot: bot.username, mode: this.settings.webhook ? "webhook" : "long polling" });
+    if (this.settings.webhook) health.succeeded();
+    return { kind: "connected" };
+  }
+
+  /** Retries a failed set-up, polls once set up, and sets up again when polling finds the token refused. */
+  private async keepConnected(context: AdapterContext, health: ConnectionHealth, first: ConnectOutcome): Promise<void> {
+    const signal = this.lifetime.signal;
+    let outcome = first;
+    while (!signal.aborted && outcome.kind !== "stopped") {
+      if (outcome.kind === "failed") {
+        await this.sleep(health.failed(outcome.failure, "cannot connect to Telegram"), signal);
+      } else if (!this.poller || (await this.poller.run()) === "stopped") {
+        // With a webhook, Telegram comes to the gateway from now on.
+        return;
+      }
+      if (signal.aborted) return;
+      outcome = await this.connect(context, health);
+    }
+  }
+
+  private createHandler(bot: BotIdentity, context: AdapterContext): UpdateHandler {
+    return createUpdateHandler({
       bot,
       gatewayName: this.deps.botName,
       receive: (message) => context.receive(message),
@@ -130,29 +178,6 @@ export class TelegramAdapter implements PlatformAdapter {
         }),
       logger: this.logger,
     });
-    if (!this.settings.webhook) this.startPolling(this.handler);
-    this.logger.info("connected to Telegram", { bot: bot.username, mode: this.settings.webhook ? "webhook" : "long polling" });
-    return "connected";
-  }
-
-  private connectFailed(failure: ApiFailure): Connected {
-    if (failure.kind === "unauthorized") throw new Error(`Telegram refused the bot token (${failure.message}); check TELEGRAM_BOT_TOKEN`);
-    if (failure.kind === "rejected" || failure.kind === "conflict") throw new Error(`Telegram refused to set up the bot: ${failure.message}`);
-    this.logger.warn("cannot reach Telegram yet; retrying in the background", { error: failure.message });
-    return "retry";
-  }
-
-  private async keepConnecting(context: AdapterContext): Promise<void> {
-    for (let attempt = 0; !this.lifetime.signal.aborted; attempt += 1) {
-      await this.sleep(backoffMs(attempt, this.random), this.lifetime.signal);
-      if (this.lifetime.signal.aborted) return;
-      try {
-        if ((await this.connect(context)) !== "retry") return;
-      } catch (error) {
-        this.logger.error("Telegram adapter gave up connecting", { error: error instanceof Error ? error.message : String(error) });
-        return;
-      }
-    }
   }
 
   private async registerCommands(signal: AbortSignal): Promise<void> {
@@ -165,18 +190,21 @@ export class TelegramAdapter implements PlatformAdapter {
     }
   }
 
-  private startPolling(handler: UpdateHandler): void {
-    const poller = new UpdatePoller({
+  private createPoller(health: ConnectionHealth): UpdatePoller {
+    return new UpdatePoller({
       api: this.api,
-      handle: handler,
+      handle: async (update, signal) => {
+        // The poller runs only once a set-up succeeded, and stops before the handler is dropped.
+        if (!this.handler) throw new Error("Telegram adapter is not set up");
+        await this.handler(update, signal);
+      },
+      health,
       logger: this.logger,
       allowedUpdates: ALLOWED_UPDATES,
       timeoutSeconds: this.deps.pollTimeoutSeconds,
       sleep: this.sleep,
       random: this.random,
     });
-    this.poller = poller;
-    void poller.start();
   }
 }
 

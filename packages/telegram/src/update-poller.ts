@@ -1,6 +1,6 @@
 import type { Logger } from "@hermes/agent";
 import type { Update } from "grammy/types";
-import { describeApiFailure } from "./api-errors.js";
+import { describeApiFailure, type ApiFailure } from "./api-errors.js";
 import { backoffMs } from "./backoff.js";
 
 export type UpdateKind = "message" | "edited_message" | "channel_post" | "edited_channel_post";
@@ -12,10 +12,17 @@ export interface UpdateSource {
   ): Promise<Update[]>;
 }
 
+/** Where the poller tells how getUpdates is doing; `failed` answers how long to wait before trying again. */
+export interface PollingHealth {
+  failed(failure: ApiFailure, activity: string): number;
+  succeeded(): void;
+}
+
 export interface UpdatePollerOptions {
   api: UpdateSource;
   /** Hands an update to the gateway; resolves once it is persisted, throws when it could not be. */
   handle: (update: Update, signal: AbortSignal) => Promise<void>;
+  health: PollingHealth;
   logger: Logger;
   allowedUpdates: readonly UpdateKind[];
   /** Seconds Telegram holds a getUpdates call open while there is nothing new (default 30). */
@@ -24,19 +31,18 @@ export interface UpdatePollerOptions {
   random: () => number;
 }
 
-/** How polling ended, for the operator: stopped by us, or given up because polling cannot work. */
-export type PollingEnd = "stopped" | "conflict" | "unauthorized";
+/**
+ * How a run of polling ended: stopped by us, or a refused token, after which the caller sets the bot up again
+ * (getMe and the rest) before polling once more.
+ */
+export type PollingEnd = "stopped" | "unauthorized";
 
-// Another instance usually goes away within a minute (a deploy overlapping the old process); after that it is a
-// second bot process on the same token, which polling again cannot fix.
-const CONFLICT_RETRIES = 4;
-const CONFLICT_DELAY_MS = 5_000;
 const CONFIRM_TIMEOUT_MS = 2_000;
 
 /**
  * Long polling with the delivery guarantee the gateway needs: updates are handed over one at a time, and the offset
- * that confirms an update to Telegram moves past it only once the gateway has persisted it. Network and server
- * errors are retried with backoff; a 409 conflict is retried a few times, then polling stops with an error log.
+ * that confirms an update to Telegram moves past it only once the gateway has persisted it. Every failed getUpdates
+ * (network, server, 409 conflict, 429, refused token) is reported to `health` and retried with backoff, forever.
  */
 export class UpdatePoller {
   private offset: number | undefined;
@@ -46,9 +52,11 @@ export class UpdatePoller {
 
   constructor(private readonly options: UpdatePollerOptions) {}
 
-  /** Starts polling; the promise says how polling ended. */
-  start(): Promise<PollingEnd> {
-    this.running ??= this.loop();
+  /** Polls until stopped or until the token is refused; may be called again after that, keeping the offset. */
+  run(): Promise<PollingEnd> {
+    this.running ??= this.loop().finally(() => {
+      this.running = undefined;
+    });
     return this.running;
   }
 
@@ -59,47 +67,28 @@ export class UpdatePoller {
   }
 
   private async loop(): Promise<PollingEnd> {
-    const { logger, sleep } = this.options;
+    const { health, sleep } = this.options;
     const signal = this.abort.signal;
-    let failures = 0;
-    let conflicts = 0;
+    // After a start or a failure, a call that answers at once tells whether polling works, rather than a long poll
+    // that would keep the answer (and with it the adapter's state) for up to 30 s.
+    let probing = true;
     while (!signal.aborted) {
       let updates: Update[];
       try {
         updates = await this.options.api.getUpdates(
-          { offset: this.offset, timeout: this.options.timeoutSeconds ?? 30, allowed_updates: this.options.allowedUpdates },
+          { offset: this.offset, timeout: probing ? 0 : (this.options.timeoutSeconds ?? 30), allowed_updates: this.options.allowedUpdates },
           signal,
         );
       } catch (error) {
         if (signal.aborted) break;
         const failure = describeApiFailure(error);
-        if (failure.kind === "unauthorized") {
-          logger.error("Telegram rejected the bot token while polling; polling stopped. Check TELEGRAM_BOT_TOKEN.", { error: failure.message });
-          return "unauthorized";
-        }
-        if (failure.kind === "conflict") {
-          conflicts += 1;
-          if (conflicts > CONFLICT_RETRIES) {
-            logger.error(
-              "Telegram polling stopped: another process keeps polling this bot token (409 Conflict). Stop the other instance, or remove the webhook another deployment set, then restart the gateway.",
-              { error: failure.message, attempts: conflicts },
-            );
-            return "conflict";
-          }
-          const delayMs = CONFLICT_DELAY_MS * 2 ** (conflicts - 1);
-          logger.error("Telegram refused polling: another instance is polling this bot token (409 Conflict); retrying", { error: failure.message, attempt: conflicts, retryInMs: delayMs });
-          await sleep(delayMs, signal);
-          continue;
-        }
-        const delayMs = failure.kind === "rate-limited" ? failure.retryAfterMs : backoffMs(failures, this.options.random);
-        failures += 1;
-        if (failures === 1 || failures % 10 === 0) logger.warn("Telegram polling failed; retrying", { error: failure.message, failures, retryInMs: delayMs });
-        await sleep(delayMs, signal);
+        await sleep(health.failed(failure, "Telegram polling failed"), signal);
+        if (failure.kind === "unauthorized" && !signal.aborted) return "unauthorized";
+        probing = true;
         continue;
       }
-      if (failures > 0) logger.info("Telegram polling recovered", { failures });
-      failures = 0;
-      conflicts = 0;
+      if (probing) health.succeeded();
+      probing = false;
       await this.handOver(updates, signal);
     }
     await this.confirm();

@@ -8,6 +8,7 @@ type Params = Record<string, unknown>;
 type Method = (state: BotApiState, params: Params, signal: AbortSignal) => Promise<ApiAnswer> | ApiAnswer;
 
 const TEXT_LIMIT = 4096;
+const UNAUTHORIZED: ApiAnswer = { ok: false, error_code: 401, description: "Unauthorized" };
 const COMMAND_NAME = /^[a-z0-9_]{1,32}$/;
 
 const METHODS: Record<string, Method> = {
@@ -60,7 +61,10 @@ const METHODS: Record<string, Method> = {
 
 /** Runs a Bot API method, after any scripted failure or flood wait that applies to it. */
 export async function callMethod(state: BotApiState, method: string, params: Params, signal: AbortSignal): Promise<ApiAnswer> {
-  const answer = scriptedFailure(state, method, params) ?? (await runMethod(state, method, params, signal));
+  const refused = state.tokenRefused ? UNAUTHORIZED : undefined;
+  const answered = refused ?? scriptedFailure(state, method, params) ?? (await runMethod(state, method, params, signal));
+  // A long poll that was held while the token got refused is refused too.
+  const answer = state.tokenRefused ? UNAUTHORIZED : answered;
   state.calls.push({ method, params, outcome: answer.ok ? "ok" : answer.error_code });
   return answer;
 }

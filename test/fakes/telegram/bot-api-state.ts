@@ -59,6 +59,8 @@ export class BotApiState {
   readonly scripted: ScriptedError[] = [];
   /** Per method: the fake clock time until which calls are refused with 429. */
   readonly floods = new Map<string, number>();
+  /** While set, every method call is answered 401 Unauthorized, as for a revoked token. */
+  tokenRefused = false;
   commands: BotCommand[] | undefined;
   webhook: { url: string; secret_token?: string; allowed_updates?: string[] } | undefined;
   private readonly chats = new Map<string, Chat>();

@@ -55,6 +55,18 @@ describe("fake Telegram Bot API", () => {
     expect((await call(fake, "sendMessage", { chat_id: 7, text: "x", reply_parameters: { message_id: 99 } })).body.description).toBe("Bad Request: message to be replied not found");
   });
 
+  it("refuses every call with 401 while told to, ending held long polls at once", async () => {
+    fake = await startFakeTelegram();
+    const held = call(fake, "getUpdates", { timeout: 30 });
+    await fake.waitForHeldPoll();
+    fake.refuseToken();
+    expect(await held).toMatchObject({ status: 401, body: { ok: false, description: "Unauthorized" } });
+    expect((await call(fake, "getMe")).status).toBe(401);
+    fake.refuseToken(false);
+    expect((await call(fake, "getMe")).status).toBe(200);
+    expect(fake.callsOf("getMe").map((c) => c.outcome)).toEqual([401, "ok"]);
+  });
+
   it("answers 409 to polling while a webhook is set, and floods with retry_after", async () => {
     let now = 1_000_000;
     fake = await startFakeTelegram({ now: () => now });

@@ -40,6 +40,8 @@ export interface FakeTelegram {
   confirmedOffset(): number;
   /** Sends an update again although it may be confirmed, as Telegram does when a confirmation got lost. */
   redeliver(update: Update): void;
+  /** Resolves once a getUpdates call is held open (a long poll with nothing to return yet). */
+  waitForHeldPoll(): Promise<void>;
   /** Resolves once the bot confirmed the update (a later getUpdates passed an offset above its id). */
   waitForConfirmation(update: Update): Promise<void>;
   /** POSTs an update to the webhook the bot registered (or `url`), with its secret unless told otherwise. */
@@ -48,6 +50,11 @@ export interface FakeTelegram {
   callsOf(method: string): RecordedCall[];
   /** The next `times` calls of `method` (for which `when` holds) fail with `error`. */
   failNext(method: string, error: ApiError, options?: { times?: number; when?: (params: Record<string, unknown>) => boolean }): void;
+  /**
+   * While `refused` (default true), answers every method 401 Unauthorized, as Telegram does for a revoked token;
+   * held long polls end at once with that answer. `refuseToken(false)` accepts the token again.
+   */
+  refuseToken(refused?: boolean): void;
   /** Refuses `method` with 429 and retry_after for the next `seconds` of the fake's clock. */
   floodWait(method: string, seconds: number): void;
   close(): Promise<void>;
@@ -128,6 +135,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     },
     confirmedOffset: () => state.updates.confirmedOffset(),
     redeliver: (update) => state.updates.replay(update),
+    waitForHeldPoll: () => state.updates.waitForHeldPoll(),
     waitForConfirmation: (update) => state.updates.waitForConfirmation(update.update_id),
     deliverToWebhook: async (update, delivery = {}) => {
       const url = delivery.url ?? state.webhook?.url;
@@ -142,6 +150,10 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     callsOf: (method) => state.calls.filter((call) => call.method === method),
     failNext: (method, error, failOptions = {}) => {
       state.scripted.push({ method, error, times: failOptions.times ?? 1, ...(failOptions.when ? { when: failOptions.when } : {}) });
+    },
+    refuseToken: (refused = true) => {
+      state.tokenRefused = refused;
+      if (refused) state.updates.closeAll();
     },
     floodWait: (method, seconds) => {
       state.floods.set(method, state.now() + seconds * 1000);
@@ -163,7 +175,7 @@ async function handle(state: BotApiState, token: string, req: http.IncomingMessa
   const url = new URL(req.url ?? "/", "http://fake");
   const file = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
   if (file && req.method === "GET") {
-    const stored = file[1] === token ? state.fileByPath(decodeURIComponent(file[2] ?? "")) : undefined;
+    const stored = file[1] === token && !state.tokenRefused ? state.fileByPath(decodeURIComponent(file[2] ?? "")) : undefined;
     if (!stored) return respond(res, 404, { ok: false, error_code: 404, description: "Not Found" });
     state.downloads.push(stored.path);
     const headers: Record<string, string> = { "content-type": "application/octet-stream" };

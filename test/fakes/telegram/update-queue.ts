@@ -25,6 +25,7 @@ export class UpdateQueue {
   private nextId = 1000;
   private polls = new Set<Poll>();
   private confirmations: Confirmation[] = [];
+  private pollWaiters: Array<() => void> = [];
 
   push(update: Omit<Update, "update_id"> & { update_id?: number }): Update {
     const full = { ...update, update_id: update.update_id ?? this.nextId++ } as Update;
@@ -52,6 +53,7 @@ export class UpdateQueue {
       poll.timer = setTimeout(() => this.finish(poll, []), timeoutSeconds * 1000);
       poll.timer.unref();
       this.polls.add(poll);
+      for (const waiter of this.pollWaiters.splice(0)) waiter();
       // A held call whose client went away must not swallow the next update.
       signal?.addEventListener("abort", () => this.finish(poll, []), { once: true });
     });
@@ -66,6 +68,12 @@ export class UpdateQueue {
   /** The highest offset a getUpdates call has passed: every update below it is confirmed. */
   confirmedOffset(): number {
     return this.confirmedBelow;
+  }
+
+  /** Resolves once a getUpdates call is held open, waiting for updates. */
+  waitForHeldPoll(): Promise<void> {
+    if (this.polls.size > 0) return Promise.resolve();
+    return new Promise((resolve) => this.pollWaiters.push(resolve));
   }
 
   closeAll(): void {
