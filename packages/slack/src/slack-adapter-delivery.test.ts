@@ -64,7 +64,7 @@ function signed(payload: unknown): { headers: Record<string, string>; rawBody: B
 
 async function socketAdapter(receive: AdapterContext["receive"], logger: Logger = silentLogger): Promise<SlackAdapter> {
   adapter = createSlackAdapter({ botToken: fake.botToken, appToken: fake.appToken, apiUrl: fake.apiUrl }, { logger, attachmentsDir: dir });
-  await adapter.start({ receive });
+  await adapter.start({ receive, reportStatus: () => {} });
   await fake.socket.waitForConnection();
   return adapter;
 }
@@ -75,7 +75,7 @@ async function httpAdapter(receive: AdapterContext["receive"], deps: Partial<Sla
     { botToken: fake.botToken, signingSecret: SECRET, apiUrl: fake.apiUrl },
     { logger: silentLogger, attachmentsDir: dir, now: () => NOW_MS, ackDeadlineMs: 60_000, ...deps },
   );
-  await adapter.start({ receive, route: (method, routePath, handler) => void routes.set(`${method} ${routePath}`, handler) });
+  await adapter.start({ receive, reportStatus: () => {}, route: (method, routePath, handler) => void routes.set(`${method} ${routePath}`, handler) });
   const handler = routes.get("POST /slack/events");
   if (!handler) throw new Error("no /slack/events route");
   return handler;

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "@hermes/agent";
-import type { AdapterContext, HttpHandler, InboundMessage } from "@hermes/gateway";
+import type { AdapterContext, AdapterStatus, HttpHandler, InboundMessage } from "@hermes/gateway";
 import { startFakeSlack, type FakeSlack } from "../../../test/fakes/slack/fake-slack.js";
 import { createSlackAdapter, type SlackAdapter } from "./slack-adapter.js";
 
@@ -23,8 +23,8 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function context(routes: Map<string, HttpHandler> = new Map()): AdapterContext {
-  return { receive: async () => {}, route: (method, routePath, handler) => void routes.set(`${method} ${routePath}`, handler) };
+function context(routes: Map<string, HttpHandler> = new Map(), statuses: AdapterStatus[] = []): AdapterContext {
+  return { receive: async () => {}, reportStatus: (status) => void statuses.push(status), route: (method, routePath, handler) => void routes.set(`${method} ${routePath}`, handler) };
 }
 
 async function started(settings: { signingSecret?: string; appToken?: string } = { signingSecret: "s" }): Promise<SlackAdapter> {
@@ -35,23 +35,30 @@ async function started(settings: { signingSecret?: string; appToken?: string } =
 }
 
 describe("SlackAdapter", () => {
-  it("registers POST /slack/events and learns the bot's identity with one auth.test", async () => {
+  it("registers POST /slack/events, learns the bot's identity with one auth.test and reports itself connected", async () => {
     const routes = new Map<string, HttpHandler>();
+    const statuses: AdapterStatus[] = [];
     adapter = createSlackAdapter({ botToken: fake.botToken, signingSecret: "s", apiUrl: fake.apiUrl }, { logger: silentLogger, attachmentsDir: dir });
-    await adapter.start(context(routes));
+    await adapter.start(context(routes, statuses));
     expect([...routes.keys()]).toEqual(["POST /slack/events"]);
     expect(fake.calls.map((c) => c.method)).toEqual(["auth.test"]);
     expect(adapter.mode).toBe("http");
+    expect(statuses).toEqual([{ state: "connecting" }, { state: "connected" }]);
   });
 
-  it("fails to start with a clear message when Slack rejects the token", async () => {
-    const bad = createSlackAdapter({ botToken: "xoxb-wrong", signingSecret: "s", apiUrl: fake.apiUrl }, { logger: silentLogger, attachmentsDir: dir });
-    await expect(bad.start(context())).rejects.toThrow("Slack did not accept SLACK_BOT_TOKEN (auth.test: Slack refused the message: invalid_auth)");
-  });
-
-  it("needs the gateway's HTTP server for HTTP events", async () => {
+  it("needs the gateway's HTTP server for HTTP events: reported as failed, and start throws", async () => {
+    const statuses: AdapterStatus[] = [];
     const noHttp = createSlackAdapter({ botToken: fake.botToken, signingSecret: "s", apiUrl: fake.apiUrl }, { logger: silentLogger, attachmentsDir: dir });
-    await expect(noHttp.start({ receive: async () => {} })).rejects.toThrow("SLACK_APP_TOKEN for Socket Mode");
+    await expect(noHttp.start({ receive: async () => {}, reportStatus: (status) => void statuses.push(status) })).rejects.toThrow("SLACK_APP_TOKEN for Socket Mode");
+    expect(statuses).toEqual([{ state: "connecting" }, { state: "failed", error: expect.stringContaining("need the gateway's HTTP server") }]);
+    expect(fake.calls).toEqual([]);
+  });
+
+  it("needs a signing secret or an app token", async () => {
+    const statuses: AdapterStatus[] = [];
+    const neither = createSlackAdapter({ botToken: fake.botToken, apiUrl: fake.apiUrl }, { logger: silentLogger, attachmentsDir: dir });
+    await expect(neither.start(context(new Map(), statuses))).rejects.toThrow("Slack needs SLACK_SIGNING_SECRET (HTTP events) or SLACK_APP_TOKEN (Socket Mode)");
+    expect(statuses.map((s) => s.state)).toEqual(["connecting", "failed"]);
   });
 
   it("posts into the thread it is given, or the one of the message it answers", async () => {
@@ -107,21 +114,19 @@ describe("SlackAdapter", () => {
     expect(fake.reactions).toEqual([{ action: "remove", channel: "C1", timestamp: "5.5", name: "eyes" }]);
   });
 
-  it("fails to start when Slack refuses the app token", async () => {
-    const bad = createSlackAdapter({ botToken: fake.botToken, appToken: "xapp-wrong", apiUrl: fake.apiUrl }, { logger: silentLogger, attachmentsDir: dir });
-    await expect(bad.start(context())).rejects.toThrow("invalid_auth");
-  });
-
   it("lets the gateway start while Socket Mode is still connecting, and takes events once it is", async () => {
     const slow = await startFakeSlack({ holdHello: true });
     const received: InboundMessage[] = [];
-    const socketAdapter = createSlackAdapter({ botToken: slow.botToken, appToken: slow.appToken, apiUrl: slow.apiUrl }, { logger: silentLogger, attachmentsDir: dir, socketConnectWaitMs: 5 });
+    const statuses: AdapterStatus[] = [];
+    const socketAdapter = createSlackAdapter({ botToken: slow.botToken, appToken: slow.appToken, apiUrl: slow.apiUrl }, { logger: silentLogger, attachmentsDir: dir, startWaitMs: 5 });
     try {
-      await socketAdapter.start({ receive: async (message) => void received.push(message) });
+      await socketAdapter.start({ receive: async (message) => void received.push(message), reportStatus: (status) => void statuses.push(status) });
+      expect(statuses).toEqual([{ state: "connecting" }]);
       await slow.socket.greet();
       await slow.socket.send({ type: "event_callback", team_id: "T1", event_id: "Ev1", event: { type: "message", channel_type: "im", channel: "D1", user: "U1", text: "late hello", ts: "7.7" } });
       for (let i = 0; i < 200 && received.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(received.map((m) => m.text)).toEqual(["late hello"]);
+      expect(statuses).toEqual([{ state: "connecting" }, { state: "connected" }]);
     } finally {
       await socketAdapter.stop();
       await slow.close();

@@ -1,17 +1,19 @@
 import { App, webApi, type Logger as BoltLogger, type Receiver } from "@slack/bolt";
 import type { Logger } from "@hermes/agent";
 import type { AdapterContext, InboundMessage, OutboundMessage, OutboundTarget, PlatformAdapter, SendResult, SlackSettings } from "@hermes/gateway";
+import { identifyBotUntilAccepted } from "./bot-identity.js";
 import { BotThreads } from "./bot-threads.js";
 import { boltLoggerFor } from "./bolt-logger.js";
+import { ConnectionStatus } from "./connection-status.js";
 import { attachmentFor, downloadSlackFiles } from "./file-download.js";
 import { SlackHttpReceiver } from "./http-receiver.js";
 import { markdownToMrkdwn, plainSlackText } from "./mrkdwn.js";
 import { isAddressedToBot, normalizeSlackEvent, SLACK_PLATFORM } from "./normalize.js";
 import { OncePerKey } from "./once-per-key.js";
 import type { RefusalReason } from "./request-signature.js";
+import { DEFAULT_RETRY_POLICY, settlesWithin, type RetryPolicy } from "./retry-policy.js";
 import { trustedFileOrigins, webApiUrlFor } from "./slack-api-url.js";
 import { envelopeEventId, readMessageEvent, type SlackFile } from "./slack-events.js";
-import { startSocketMode } from "./socket-mode.js";
 import { SlackSocketReceiver } from "./socket-mode-receiver.js";
 import { slackUserName, UserNames } from "./user-names.js";
 import { webApiFailure } from "./web-api-failure.js";
@@ -38,8 +40,13 @@ export interface SlackAdapterDeps {
   downloadBudgetMs?: number;
   /** How long a message waits for its sender's name on a cache miss before going on with the user id (default 1 s). */
   nameLookupWaitMs?: number;
-  /** How long start() waits for the first Socket Mode connection before letting it continue in the background (30 s). */
-  socketConnectWaitMs?: number;
+  /**
+   * How long start() waits for the first connection attempt (auth.test, and in Socket Mode the websocket) to succeed
+   * or fail before letting it continue in the background (default 30 s).
+   */
+  startWaitMs?: number;
+  /** Spacing of reconnect attempts (default 1 s doubling up to 60 s, with jitter). */
+  retry?: Partial<RetryPolicy>;
 }
 
 /**
@@ -52,6 +59,7 @@ export const DEFAULT_MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
 export const SLACK_EVENTS_PATH = "/slack/events";
 const DEFAULT_DOWNLOAD_BUDGET_MS = 2_000;
 const DEFAULT_NAME_LOOKUP_WAIT_MS = 1_000;
+const DEFAULT_START_WAIT_MS = 30_000;
 
 type RefusalCounts = Record<RefusalReason, number>;
 
@@ -61,7 +69,9 @@ export function createSlackAdapter(settings: SlackSettings, deps: SlackAdapterDe
 
 /**
  * Slack as a chat platform, on Bolt: events over HTTP (on the gateway's server, `POST /slack/events`) with the
- * signing secret, or over Socket Mode with the app token; answers in threads, in Slack's mrkdwn.
+ * signing secret, or over Socket Mode with the app token; answers in threads, in Slack's mrkdwn. It never gives up
+ * on Slack: a refused token or an unreachable Slack at start, and a lost Socket Mode connection later, are reported
+ * to the gateway (`retrying`, with the cause) and retried with capped backoff until it works or the adapter stops.
  */
 export class SlackAdapter implements PlatformAdapter {
   readonly platform = SLACK_PLATFORM;
@@ -78,6 +88,9 @@ export class SlackAdapter implements PlatformAdapter {
   private readonly messages = new OncePerKey();
   private readonly threads = new BotThreads();
   private readonly now: () => number;
+  private readonly retry: RetryPolicy;
+  private lifetime: AbortController | undefined;
+  private status: ConnectionStatus | undefined;
 
   constructor(
     private readonly settings: SlackSettings,
@@ -85,6 +98,7 @@ export class SlackAdapter implements PlatformAdapter {
   ) {
     this.mode = settings.appToken ? "socket" : "http";
     this.now = deps.now ?? Date.now;
+    this.retry = { ...DEFAULT_RETRY_POLICY, ...deps.retry };
   }
 
   /** Requests to /slack/events refused so far, by reason. */
@@ -92,35 +106,44 @@ export class SlackAdapter implements PlatformAdapter {
     return { ...this.refusals };
   }
 
+  /**
+   * Resolves once the first attempt to connect has succeeded or failed (or after `startWaitMs`); a failure is retried
+   * in the background. Only settings that can never work (HTTP events without a signing secret or without the
+   * gateway's HTTP server) report `failed` and throw.
+   */
   async start(context: AdapterContext): Promise<void> {
-    const logger = this.deps.logger;
-    const boltLogger = boltLoggerFor(logger);
-    const clientOptions = { slackApiUrl: webApiUrlFor(this.settings.apiUrl), retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 30_000 };
-    const identity = await this.identify(new webApi.WebClient(this.settings.botToken, { ...clientOptions, logger: boltLogger }));
-    this.bot = { userId: identity.userId, name: this.deps.botName ?? identity.name };
-
-    const app = new App({
-      token: this.settings.botToken,
-      botId: identity.botId,
-      botUserId: identity.userId,
-      receiver: this.receiverFor(context, boltLogger),
-      logger: boltLogger,
-      clientOptions: { ...clientOptions },
-      convoStore: false,
-    });
-    app.use(async ({ body, next }) => this.oncePerEvent(body, next));
-    app.event("message", async ({ event }) => this.handleEvent(event));
-    app.event("app_mention", async ({ event }) => this.handleEvent(event));
-    this.reaction = new WorkingReaction(app.client, logger);
-    this.names = new UserNames({ lookup: (user) => slackUserName(app.client, user), logger, now: this.now });
+    const lifetime = new AbortController();
+    const status = new ConnectionStatus((next) => context.reportStatus(next), this.deps.logger);
+    this.lifetime = lifetime;
+    this.status = status;
     this.context = context;
-    this.app = app;
-    if (this.mode === "socket") await startSocketMode(app, { logger, waitMs: this.deps.socketConnectWaitMs });
-    else await app.start();
-    logger.info("slack started", { mode: this.mode, botUserId: identity.userId });
+    status.connecting();
+    const boltLogger = boltLoggerFor(this.deps.logger);
+    const receiver = this.receiverFor(context, status, boltLogger);
+    if (!receiver.ok) {
+      status.failed(receiver.problem);
+      status.close();
+      throw new Error(receiver.problem);
+    }
+    let settleFirst: () => void = () => {};
+    const firstAttempt = new Promise<void>((resolve) => {
+      settleFirst = resolve;
+    });
+    // stop() during the first attempt (e.g. auth.test still under way) ends the wait too.
+    lifetime.signal.addEventListener("abort", () => settleFirst(), { once: true });
+    this.connect(receiver.receiver, { status, boltLogger, signal: lifetime.signal, settleFirst }).catch((error: unknown) => {
+      // A bug, not Slack: nothing would retry it, so it is shown as failed.
+      status.failed(`the Slack adapter could not be set up: ${error instanceof Error ? error.message : String(error)}`);
+      settleFirst();
+    });
+    if (!(await settlesWithin(firstAttempt, this.deps.startWaitMs ?? DEFAULT_START_WAIT_MS))) {
+      this.deps.logger.warn("slack is still connecting; the gateway goes on without waiting", { mode: this.mode });
+    }
   }
 
   async stop(): Promise<void> {
+    this.lifetime?.abort();
+    this.status?.close();
     // The receiver stops taking requests first; one already past that finds no context and fails, so Slack
     // delivers it again instead of it being acknowledged and dropped.
     await this.app?.stop();
@@ -154,25 +177,43 @@ export class SlackAdapter implements PlatformAdapter {
     return markdownToMrkdwn(markdown);
   }
 
-  private async identify(client: webApi.WebClient): Promise<{ userId: string; botId?: string; name?: string }> {
-    let auth: Awaited<ReturnType<webApi.WebClient["auth"]["test"]>>;
-    try {
-      auth = await client.auth.test();
-    } catch (error) {
-      throw new Error(`Slack did not accept SLACK_BOT_TOKEN (auth.test: ${webApiFailure(error).error})`);
-    }
-    if (typeof auth.user_id !== "string") throw new Error("auth.test named no bot user: SLACK_BOT_TOKEN must be a bot token (xoxb-…)");
-    return { userId: auth.user_id, botId: typeof auth.bot_id === "string" ? auth.bot_id : undefined, name: typeof auth.user === "string" ? auth.user : undefined };
+  /** Learns the bot's identity (retrying until Slack accepts the token), then builds the Bolt app and starts it. */
+  private async connect(receiver: Receiver, run: { status: ConnectionStatus; boltLogger: BoltLogger; signal: AbortSignal; settleFirst: () => void }): Promise<void> {
+    const clientOptions = { slackApiUrl: webApiUrlFor(this.settings.apiUrl), retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 30_000 };
+    const identifying = new webApi.WebClient(this.settings.botToken, { ...clientOptions, logger: run.boltLogger });
+    const bot = await identifyBotUntilAccepted(identifying, { ...run, retry: this.retry, now: this.now, onFailure: run.settleFirst });
+    if (!bot) return;
+    this.bot = { userId: bot.userId, name: this.deps.botName ?? bot.name };
+    const app = new App({
+      token: this.settings.botToken,
+      botId: bot.botId,
+      botUserId: bot.userId,
+      receiver,
+      logger: run.boltLogger,
+      clientOptions: { ...clientOptions },
+      convoStore: false,
+    });
+    app.use(async ({ body, next }) => this.oncePerEvent(body, next));
+    app.event("message", async ({ event }) => this.handleEvent(event));
+    app.event("app_mention", async ({ event }) => this.handleEvent(event));
+    this.reaction = new WorkingReaction(app.client, this.deps.logger);
+    this.names = new UserNames({ lookup: (user) => slackUserName(app.client, user), logger: this.deps.logger, now: this.now });
+    this.app = app;
+    // Socket Mode reports its own state from here on (it resolves after its first attempt).
+    await app.start();
+    if (this.mode === "http") run.status.connected({ mode: "http", botUserId: bot.userId });
+    run.settleFirst();
   }
 
-  private receiverFor(context: AdapterContext, boltLogger: BoltLogger): Receiver {
+  private receiverFor(context: AdapterContext, status: ConnectionStatus, boltLogger: BoltLogger): { ok: true; receiver: Receiver } | { ok: false; problem: string } {
     const { appToken, signingSecret } = this.settings;
     if (appToken) {
       if (signingSecret) this.deps.logger.info("slack: SLACK_APP_TOKEN is set, so events come over Socket Mode; SLACK_SIGNING_SECRET is not used");
-      return new SlackSocketReceiver({ appToken, apiUrl: this.settings.apiUrl, logger: this.deps.logger, boltLogger });
+      const receiver = new SlackSocketReceiver({ appToken, apiUrl: this.settings.apiUrl, logger: this.deps.logger, boltLogger, status, retry: this.retry, now: this.now });
+      return { ok: true, receiver };
     }
-    if (!signingSecret) throw new Error("Slack needs SLACK_SIGNING_SECRET (HTTP events) or SLACK_APP_TOKEN (Socket Mode)");
-    if (!context.route) throw new Error("Slack HTTP events need the gateway's HTTP server (POST /slack/events); use SLACK_APP_TOKEN for Socket Mode instead");
+    if (!signingSecret) return { ok: false, problem: "Slack needs SLACK_SIGNING_SECRET (HTTP events) or SLACK_APP_TOKEN (Socket Mode)" };
+    if (!context.route) return { ok: false, problem: "Slack HTTP events need the gateway's HTTP server (POST /slack/events); use SLACK_APP_TOKEN for Socket Mode instead" };
     const receiver = new SlackHttpReceiver({
       signingSecret,
       logger: this.deps.logger,
@@ -183,8 +224,9 @@ export class SlackAdapter implements PlatformAdapter {
         this.deps.onRequestRefused?.(reason);
       },
     });
+    // Registered at once: until Slack accepts the bot token, events are answered 503 and Slack delivers them again.
     context.route("POST", SLACK_EVENTS_PATH, receiver.handle);
-    return receiver;
+    return { ok: true, receiver };
   }
 
   /** Slack re-delivers an event it thinks was lost (X-Slack-Retry-Num, Socket Mode retry_attempt): handle it once. */

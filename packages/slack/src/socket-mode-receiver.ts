@@ -1,14 +1,18 @@
-import { SocketModeClient } from "@slack/socket-mode";
 import type { App, Logger as BoltLogger, Receiver, ReceiverEvent } from "@slack/bolt";
 import type { Logger } from "@hermes/agent";
-import { webApiUrlFor } from "./slack-api-url.js";
+import type { ConnectionStatus } from "./connection-status.js";
+import type { RetryPolicy } from "./retry-policy.js";
 import { isRecord } from "./slack-events.js";
+import { SocketModeConnection } from "./socket-mode-connection.js";
 
 export interface SlackSocketReceiverOptions {
   appToken: string;
   apiUrl: string | undefined;
   logger: Logger;
   boltLogger: BoltLogger;
+  status: ConnectionStatus;
+  retry: RetryPolicy;
+  now: () => number;
 }
 
 type EnvelopeAck = (response?: Record<string, unknown>) => Promise<void>;
@@ -17,29 +21,27 @@ type EnvelopeAck = (response?: Record<string, unknown>) => Promise<void>;
  * Bolt's Receiver for Socket Mode that confirms an envelope to Slack only once its event has been handled (the
  * message persisted). Bolt acknowledges events before running listeners, so its stock receiver would confirm an event
  * that is then lost when persisting fails or the process restarts; an unconfirmed envelope is delivered again by Slack
- * (with retry_attempt), and the adapter handles repeats once.
+ * (with retry_attempt), and the adapter handles repeats once. The connection itself reconnects until stopped.
  */
 export class SlackSocketReceiver implements Receiver {
   private app: App | undefined;
-  private readonly client: SocketModeClient;
+  private readonly connection: SocketModeConnection;
 
   constructor(private readonly options: SlackSocketReceiverOptions) {
-    // The client keeps its own (long) retry policy for `apps.connections.open`, also when reconnecting.
-    this.client = new SocketModeClient({ appToken: options.appToken, logger: options.boltLogger, clientOptions: { slackApiUrl: webApiUrlFor(options.apiUrl) } });
-    this.client.on("slack_event", (args: unknown) => void this.deliver(args));
+    this.connection = new SocketModeConnection({ ...options, onEnvelope: (args) => void this.deliver(args) });
   }
 
   init(app: App): void {
     this.app = app;
   }
 
+  /** Resolves once the first connection attempt has succeeded or failed; later attempts go on in the background. */
   async start(): Promise<void> {
-    await this.client.start();
+    await this.connection.start();
   }
 
   async stop(): Promise<void> {
-    // Not awaited: a connection that never completed its handshake may not report the disconnect.
-    this.client.disconnect().catch((error: unknown) => this.options.logger.warn("slack Socket Mode disconnect failed", { error: describe(error) }));
+    this.connection.stop();
   }
 
   private async deliver(args: unknown): Promise<void> {

@@ -61,6 +61,12 @@ export interface FakeSocketMode {
   send(payload: Record<string, unknown>, options?: SocketEnvelopeOptions): Promise<string>;
   /** Envelope ids acknowledged by the client, in order. */
   readonly acks: string[];
+  /** How many clients have been greeted with `hello` so far (each reconnect counts). */
+  readonly greetings: number;
+  /** Cuts every Socket Mode connection without a close handshake (a network drop); resolves once they are closed. */
+  dropConnections(): Promise<void>;
+  /** Sends Slack's `disconnect` message (as when Slack recycles a connection) to every connected client. */
+  askToReconnect(reason?: string): void;
 }
 
 export interface FakeSlack {
@@ -82,6 +88,8 @@ export interface FakeSlack {
   failNext(method: string, failure: ScriptedFailure): void;
   /** The next call of `method` is not answered until the returned function is called (a slow Slack). */
   holdNext(method: string): () => void;
+  /** Every call of `method` fails this way until the returned function is called (a lasting outage or refusal). */
+  failEvery(method: string, failure: ScriptedFailure): () => void;
   close(): Promise<void>;
 }
 
@@ -119,6 +127,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const users = new Map<string, FakeSlackUser>();
   const files = new Map<string, { file: FakeSlackFile; content: Buffer }>();
   const failures = new Map<string, ScriptedFailure[]>();
+  const lastingFailures = new Map<string, ScriptedFailure>();
   const holds = new Map<string, Promise<void>[]>();
   const sockets = new Set<Socket>();
   let counter = 0;
@@ -188,7 +197,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       const token = bearer ?? (typeof params.token === "string" ? params.token : undefined);
       calls.push({ method, params, token });
       const answer = (): void => {
-        const scripted = failures.get(method)?.shift();
+        const scripted = failures.get(method)?.shift() ?? lastingFailures.get(method);
         if (scripted) return send(res, "error" in scripted ? fail(scripted.error) : scriptedHttpFailure(scripted));
         const handler = methods[method];
         send(res, handler ? handler(params, token) : fail("unknown_method"));
@@ -218,9 +227,11 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   let connectionWaiters: (() => void)[] = [];
   const greeted = new Set<WebSocket>();
   let helloHeld = options.holdHello === true;
+  let greetings = 0;
   const hello = (ws: WebSocket): void => {
     ws.send(JSON.stringify({ type: "hello", num_connections: 1, connection_info: { app_id: "A1" }, debug_info: { host: "fake" } }));
     greeted.add(ws);
+    greetings += 1;
     const waiting = connectionWaiters;
     connectionWaiters = [];
     for (const resolve of waiting) resolve();
@@ -255,6 +266,17 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
 
   const socket: FakeSocketMode = {
     acks,
+    get greetings() {
+      return greetings;
+    },
+    askToReconnect: (reason = "refresh_requested") => {
+      for (const ws of greeted) ws.send(JSON.stringify({ type: "disconnect", reason, debug_info: { host: "fake" } }));
+    },
+    dropConnections: async () => {
+      const closed = [...clients].map((ws) => new Promise<void>((resolve) => ws.once("close", () => resolve())));
+      for (const ws of clients) ws.terminate();
+      await Promise.all(closed);
+    },
     waitForConnection: () => (greeted.size > 0 ? Promise.resolve() : new Promise<void>((resolve) => connectionWaiters.push(resolve))),
     greet: async () => {
       helloHeld = false;
@@ -316,6 +338,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       const queue = failures.get(method) ?? [];
       queue.push(failure);
       failures.set(method, queue);
+    },
+    failEvery: (method, failure) => {
+      lastingFailures.set(method, failure);
+      return () => void lastingFailures.delete(method);
     },
     holdNext: (method) => {
       let release = (): void => {};
