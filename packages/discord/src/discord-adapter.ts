@@ -102,10 +102,10 @@ class DiscordAdapter implements PlatformAdapter {
   async stop(): Promise<void> {
     this.accepting = false;
     this.stopping.abort();
-    await this.lanes.idle();
     const connection = this.connection;
     this.connection = undefined;
-    await connection?.stop();
+    // Messages in hand finish over REST; the gateway connection has no part in that and stops reporting at once.
+    await Promise.all([this.lanes.idle(), connection?.stop()]);
   }
 
   async send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
