@@ -57,8 +57,8 @@ describe("npm start (the gateway process)", () => {
     await waitUntil(() => telegram.sentTo(ADA.id).length > 0, "the reply");
     expect(telegram.sentTo(ADA.id)[0]?.text).toContain("Hello");
 
-    const health = (await (await fetch(`${url}/healthz`)).json()) as { status: string; platforms: string[] };
-    expect(health).toMatchObject({ status: "ok", platforms: ["telegram"] });
+    const health = (await (await fetch(`${url}/healthz`)).json()) as { status: string; platforms: Record<string, unknown> };
+    expect(health).toMatchObject({ status: "ok", role: "gateway", mode: "inline", platforms: { telegram: { state: "connected", lastError: null } }, pendingDeliveries: 0 });
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(/hermes_gateway_messages_received_total\{platform="telegram"\} 1/);
     expect(metrics).toMatch(/hermes_agent_llm_calls_total\{[^}]*\} 2/);

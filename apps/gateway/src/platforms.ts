@@ -3,7 +3,7 @@ import type { Logger, MetricsRegistry } from "@hermes/agent";
 import type { GatewayConfig, PlatformAdapter } from "@hermes/gateway";
 
 export const NO_PLATFORM_HINT = [
-  "No chat platform is configured, so the gateway only serves /healthz and /metrics. To connect one, set:",
+  "No chat platform is configured, so the gateway only serves /healthz, /readyz and /metrics. To connect one, set:",
   "  - Telegram: TELEGRAM_BOT_TOKEN (long polling; or TELEGRAM_WEBHOOK_URL + TELEGRAM_WEBHOOK_SECRET for a webhook)",
   "  - Discord:  DISCORD_BOT_TOKEN",
   "  - Slack:    SLACK_BOT_TOKEN plus SLACK_SIGNING_SECRET (HTTP events at POST /slack/events) or SLACK_APP_TOKEN (Socket Mode)",
@@ -30,7 +30,7 @@ export async function configuredAdapters(config: GatewayConfig, deps: PlatformDe
     maxAttachmentBytes: MAX_ATTACHMENT_BYTES,
     botName: config.botName,
   });
-  const refused = deps.metrics.counter("gateway.webhook_requests_refused", "Webhook requests refused (bad signature, stale timestamp), by platform and reason.");
+  const refused = deps.metrics.counter("gateway.webhook_requests_refused", "Webhook requests refused (bad signature, stale timestamp), by platform and reason.", ["platform", "reason"]);
 
   if (config.telegram) {
     const { createTelegramAdapter } = await import("@hermes/telegram");

@@ -8,6 +8,7 @@ import {
   RedisSessionLock,
   bootstrap,
   createAgentPool,
+  createWorkerHealth,
   createRunProcessor,
   onShutdownSignal,
   registerHealthRoutes,
@@ -66,10 +67,10 @@ async function main(): Promise<number> {
 
   let http: GatewayHttpServer | undefined;
   let stopping = false;
-  const started = Date.now();
-  if (config.workerHttpPort !== undefined) {
+  const health = config.workerHttpPort === undefined ? undefined : createWorkerHealth({ store, redisUrl: config.redisUrl, model: config.model?.model, host, logger, isStopping: () => stopping });
+  if (config.workerHttpPort !== undefined && health) {
     http = new GatewayHttpServer({ host: config.http.host, port: config.workerHttpPort, logger });
-    registerHealthRoutes(http, async () => ({ status: stopping ? "stopping" : "ok", role: "worker", uptimeSeconds: Math.round((Date.now() - started) / 1000), ...host.workerHealth() }), metrics);
+    registerHealthRoutes(http, { health: () => health.health(), readiness: () => health.readiness(), metrics, metricsToken: config.metricsToken });
     const address = await http.start();
     logger.info("worker http listening", { url: `http://${address.host}:${address.port}` });
   }
@@ -85,6 +86,7 @@ async function main(): Promise<number> {
   // Runs still going after the drain time are handed back to the queue for another worker.
   await host.close({ drainMs: 10_000 });
   await http?.stop();
+  health?.close();
   unwatchHooks();
   await pool.shutdown();
   lockConnection.disconnect();

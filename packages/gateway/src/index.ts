@@ -44,7 +44,10 @@ export {
 export * from "./hooks/index.js";
 export { bootstrap, onShutdownSignal, reportIssue, type Bootstrapped } from "./runtime/bootstrap.js";
 export { startGatewayProcess, type GatewayProcess, type GatewayProcessOptions } from "./runtime/gateway-process.js";
-export { registerHealthRoutes, type HealthReport } from "./runtime/health.js";
+export { registerHealthRoutes, type HealthReport, type HealthRoutes } from "./runtime/health.js";
+export { runReadinessChecks, storeCheck, type CheckResult, type ReadinessCheck, type ReadinessReport } from "./runtime/readiness.js";
+export { RedisProbe } from "./runtime/redis-probe.js";
+export { createWorkerHealth, type WorkerHealthEndpoints, type WorkerHealthOptions } from "./runtime/health-worker.js";
 export { ConsoleAdapter, CONSOLE_CHAT_ID, type ConsoleAdapterOptions } from "./console/console-adapter.js";
 export { GatewayHttpServer, type HttpServerOptions } from "./http/http-server.js";
 export { Gateway, type GatewayOptions, type AuthorizationResult } from "./core/gateway.js";

@@ -83,6 +83,8 @@ export interface GatewayConfig {
   readonly workers: number;
   readonly http: HttpListenSettings;
   readonly workerHttpPort?: number;
+  /** HERMES_METRICS_TOKEN: the bearer token /metrics requires, when set. */
+  readonly metricsToken?: string;
   readonly redisUrl?: string;
   readonly allowedUsers: AllowedUsers;
   readonly telegram?: TelegramSettings;

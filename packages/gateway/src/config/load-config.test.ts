@@ -191,6 +191,16 @@ describe("loadConfig errors", () => {
     );
   });
 
+  it("reads HERMES_METRICS_TOKEN and refuses one that cannot travel in a header, without quoting it", async () => {
+    const good = await load({ HERMES_METRICS_TOKEN: "scrape-Token_42" });
+    expect(good.ok && good.config.metricsToken).toBe("scrape-Token_42");
+    const errors = await loadErrors({ HERMES_METRICS_TOKEN: "has a space-secret" });
+    expect(errors).toEqual([
+      { setting: "HERMES_METRICS_TOKEN", message: "must be printable ASCII without spaces (it is sent as `Authorization: Bearer <token>`)" },
+    ]);
+    expect(JSON.stringify(errors)).not.toContain("space-secret");
+  });
+
   it("never puts a secret value in an error", async () => {
     const result = await load({ SLACK_BOT_TOKEN: "xoxb-1", SLACK_APP_TOKEN: "xoxp-very-secret-value", REDIS_URL: "tcp://:pw-secret@h" });
     expect(JSON.stringify(result)).not.toMatch(/very-secret|pw-secret/);

@@ -71,6 +71,7 @@ function readGatewayConfig(
     port: reader.integer("HERMES_HTTP_PORT", PORT_RANGE) ?? DEFAULT_HTTP_PORT,
   };
   const workerHttpPort = reader.integer("HERMES_WORKER_HTTP_PORT", PORT_RANGE);
+  const metricsToken = readMetricsToken(reader);
   const redisUrl = reader.url("REDIS_URL", ["redis:", "rediss:"]) ? reader.text("REDIS_URL") : undefined;
   const allowedUsers = readAllowedUsers(reader);
   const telegram = readTelegramSettings(reader);
@@ -108,6 +109,7 @@ function readGatewayConfig(
     ...(model && { model }),
     ...(fallback && { fallback }),
     ...(workerHttpPort !== undefined && { workerHttpPort }),
+    ...(metricsToken !== undefined && { metricsToken }),
     ...(redisUrl !== undefined && { redisUrl }),
     ...(telegram && { telegram }),
     ...(discord && { discord }),
@@ -115,6 +117,14 @@ function readGatewayConfig(
     ...(search && { search }),
     ...(systemPrompt !== undefined && { systemPrompt }),
   };
+}
+
+/** A bearer token travels in one header word: visible ASCII without spaces. */
+function readMetricsToken(reader: SettingReader): string | undefined {
+  const token = reader.text("HERMES_METRICS_TOKEN");
+  if (token === undefined || /^[\x21-\x7e]+$/.test(token)) return token;
+  reader.reject("HERMES_METRICS_TOKEN", "must be printable ASCII without spaces (it is sent as `Authorization: Bearer <token>`)", { quoteValue: false });
+  return undefined;
 }
 
 function readTools(reader: SettingReader, options: LoadConfigOptions): readonly string[] {

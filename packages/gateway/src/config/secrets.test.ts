@@ -33,10 +33,11 @@ describe("configSecrets", () => {
       discord: { token: "discord-token" },
       slack: { botToken: "xoxb-bot", signingSecret: "signing", appToken: "xapp-app" },
       search: { kind: "brave", apiKey: "brave-key" },
+      metricsToken: "metrics-token",
       providerKeys: { ANTHROPIC_API_KEY: "anthropic-key" },
     };
     expect(configSecrets(config).sort()).toEqual(
-      ["model-key", "fallback-key", "tg-token", "hook-secret", "discord-token", "xoxb-bot", "signing", "xapp-app", "brave-key", "anthropic-key"].sort(),
+      ["model-key", "fallback-key", "tg-token", "hook-secret", "discord-token", "xoxb-bot", "signing", "xapp-app", "brave-key", "metrics-token", "anthropic-key"].sort(),
     );
   });
 

@@ -12,6 +12,7 @@ export function configSecrets(config: GatewayConfig): string[] {
     config.slack?.signingSecret,
     config.slack?.appToken,
     config.search?.kind === "brave" ? config.search.apiKey : undefined,
+    config.metricsToken,
   ];
   const urls = [
     config.redisUrl,

@@ -50,6 +50,7 @@ describe("SETTINGS", () => {
         "DISCORD_BOT_TOKEN",
         "HERMES_API_KEY",
         "HERMES_FALLBACK_API_KEY",
+        "HERMES_METRICS_TOKEN",
         "REDIS_URL",
         "SLACK_APP_TOKEN",
         "SLACK_BOT_TOKEN",

@@ -83,7 +83,7 @@ export const SETTINGS = [
   },
   {
     name: "HERMES_HTTP_HOST",
-    description: "Address the gateway HTTP server listens on (/healthz, /metrics, webhooks)",
+    description: "Address the gateway HTTP server listens on (/healthz, /readyz, /metrics, webhooks)",
     default: "127.0.0.1",
     secret: false,
   },
@@ -95,9 +95,15 @@ export const SETTINGS = [
   },
   {
     name: "HERMES_WORKER_HTTP_PORT",
-    description: "When set, a worker serves its own /healthz and /metrics on this port",
+    description: "When set, a worker serves its own /healthz, /readyz and /metrics on this port",
     default: "",
     secret: false,
+  },
+  {
+    name: "HERMES_METRICS_TOKEN",
+    description: "When set, /metrics (gateway and workers) needs `Authorization: Bearer <token>`",
+    default: "",
+    secret: true,
   },
   {
     name: "REDIS_URL",

@@ -15,6 +15,8 @@ import type { HookPort } from "../core/ports.js";
 import { GatewayHttpServer } from "../http/http-server.js";
 import { DeliveryService } from "../outbound/delivery-service.js";
 import { TypingTracker } from "../outbound/typing-tracker.js";
+import { startAdapters } from "./adapter-start.js";
+import { createGatewayHealth } from "./gateway-health.js";
 import { createGatewayMetrics } from "./gateway-metrics.js";
 import { registerHealthRoutes } from "./health.js";
 import { createRunQueue } from "./run-queue.js";
@@ -24,7 +26,7 @@ export interface GatewayProcessOptions {
   config: GatewayConfig;
   logger: Logger;
   adapters: PlatformAdapter[];
-  /** Serve /healthz, /metrics and webhooks (npm start); the terminal chat does without. */
+  /** Serve /healthz, /readyz, /metrics and webhooks (npm start); the terminal chat does without. */
   http: boolean;
   metrics: MetricsRegistry;
 }
@@ -66,8 +68,10 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     return queueSetup;
   }
   const { queue, pool, mode } = queueSetup;
-  const metrics = createGatewayMetrics(options.metrics);
+  const metrics = createGatewayMetrics(options.metrics, { waitingRuns: () => queue.waiting(), pendingDeliveries: () => store.deliveries.countPending() });
   const adapters = new Map(options.adapters.map((adapter) => [adapter.platform, adapter]));
+  let stopping = false;
+  const health = createGatewayHealth({ platforms: [...adapters.keys()], store, mode, redisUrl: config.redisUrl, metrics, logger, isStopping: () => stopping });
   const typing = new TypingTracker({ adapters, logger });
   const delivery = new DeliveryService({
     store: store.deliveries,
@@ -128,6 +132,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const settle = async (inboundId: number, outcome: "done" | "failed"): Promise<void> => {
     const record = await store.inbound.get(inboundId);
     if (!record) return;
+    metrics.runDuration.observe((Date.now() - record.receivedAt) / 1000, { outcome });
     const message = JSON.parse(record.payload) as InboundMessage;
     if (outcome === "failed" && (record.status === "queued" || record.status === "running")) {
       await store.inbound.setStatus(inboundId, "failed");
@@ -145,28 +150,16 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     typing.stopAll();
     await http?.stop();
     unwatchHooks();
+    health.close();
     await pool?.shutdown();
     await store.close();
   };
 
   let http: GatewayHttpServer | undefined;
   let httpAddress: { host: string; port: number } | undefined;
-  let stopping = false;
-  const started = Date.now();
   if (options.http) {
     http = new GatewayHttpServer({ host: config.http.host, port: config.http.port, logger });
-    registerHealthRoutes(
-      http,
-      async () => ({
-        status: stopping ? "stopping" : "ok",
-        role: "gateway",
-        uptimeSeconds: Math.round((Date.now() - started) / 1000),
-        mode,
-        platforms: [...adapters.keys()],
-        pendingDeliveries: (await store.deliveries.pending(1_000)).length,
-      }),
-      options.metrics,
-    );
+    registerHealthRoutes(http, { health: () => health.health(), readiness: () => health.readiness(), metrics: options.metrics, metricsToken: config.metricsToken });
   }
 
   // Bound before anything starts so a port in use is a clear configuration error, not a half-started gateway.
@@ -185,18 +178,11 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   if (pending.length > 0) logger.info("recovering unfinished messages", { count: pending.length });
   await gateway.recover(pending);
 
-  for (const adapter of options.adapters) {
-    try {
-      await adapter.start({
-        receive: (message) => gateway.receive(message),
-        reportStatus: () => undefined,
-        route: http ? (method, routePath, handler) => http?.route(method, routePath, handler) : undefined,
-      });
-      logger.info("platform adapter started", { platform: adapter.platform });
-    } catch (error) {
-      logger.error("platform adapter failed to start", { platform: adapter.platform, error: error instanceof Error ? error.message : String(error) });
-    }
-  }
+  const adaptersStarted = await startAdapters(options.adapters, {
+    context: () => ({ receive: (message) => gateway.receive(message), route: http ? (method, routePath, handler) => http?.route(method, routePath, handler) : undefined }),
+    health: health.platforms,
+    logger,
+  });
   await hooks.emit({ type: "gateway:startup", timestamp: Date.now(), platforms: [...adapters.keys()] });
 
   const running: GatewayProcess = {
@@ -221,6 +207,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
       stopping = true;
       await hooks.emit({ type: "gateway:shutdown", timestamp: Date.now() });
       await Promise.all(options.adapters.map((adapter) => adapter.stop().catch(() => undefined)));
+      // A start still under way (a slow first connection) must not outlive the store it writes to.
+      await adaptersStarted.settled(5_000);
       await releaseAll(stopOptions?.drainMs ?? 10_000);
     },
   };

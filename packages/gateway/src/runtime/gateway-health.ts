@@ -1,0 +1,63 @@
+import type { Logger } from "@hermes/agent";
+import type { Store } from "@hermes/store";
+import type { HealthReport } from "./health.js";
+import { PlatformHealth } from "./platform-health.js";
+import { platformCheck, runReadinessChecks, storeCheck, type ReadinessCheck, type ReadinessReport } from "./readiness.js";
+import { RedisProbe } from "./redis-probe.js";
+import type { GatewayMetrics } from "./gateway-metrics.js";
+
+export interface GatewayHealthOptions {
+  platforms: readonly string[];
+  store: Store;
+  mode: "inline" | "bullmq";
+  redisUrl?: string;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  isStopping: () => boolean;
+  now?: () => number;
+}
+
+export interface GatewayHealth {
+  readonly platforms: PlatformHealth;
+  health(): Promise<HealthReport>;
+  readiness(): Promise<ReadinessReport>;
+  close(): void;
+}
+
+/** The gateway's liveness and readiness: each configured platform connected, the store writable, Redis answering. */
+export function createGatewayHealth(options: GatewayHealthOptions): GatewayHealth {
+  const now = options.now ?? Date.now;
+  const started = now();
+  const platforms = new PlatformHealth({ platforms: options.platforms, logger: options.logger, up: options.metrics.adapterUp, now });
+  const redis = options.redisUrl === undefined ? undefined : new RedisProbe(options.redisUrl, options.logger);
+  const checks: Record<string, ReadinessCheck> = {
+    ...Object.fromEntries(options.platforms.map((platform) => [platform, platformCheck(platforms, platform)])),
+    store: storeCheck(options.store),
+    ...(redis && { redis: redis.check }),
+  };
+
+  return {
+    platforms,
+    async health() {
+      return {
+        status: options.isStopping() ? "stopping" : "ok",
+        role: "gateway",
+        uptimeSeconds: Math.round((now() - started) / 1000),
+        mode: options.mode,
+        platforms: platforms.snapshot(),
+        pendingDeliveries: await options.store.deliveries.countPending().catch(() => null),
+      };
+    },
+    async readiness() {
+      const report = await runReadinessChecks(checks);
+      if (options.isStopping()) {
+        report.status = "unready";
+        report.checks.process = { ok: false, detail: "stopping" };
+      }
+      return { ...report, platforms: platforms.snapshot() };
+    },
+    close() {
+      redis?.close();
+    },
+  };
+}
