@@ -45,13 +45,16 @@ describe("the gateway log's JSON lines", () => {
     expect(new Date(String(line?.time)).toISOString()).toBe(line?.time);
   });
 
-  it("carry the bindings of child loggers (platform, sessionKey, hook, runId)", async () => {
+  it("carry the bindings of child loggers (platform, sessionKey, hook, runId), each key once", async () => {
     const log = await logger();
     log.child({ platform: "telegram" }).child({ sessionKey: "agent:main:telegram:dm:7", runId: "run-1" }).warn("slow reply");
     log.child({ hook: "audit" }).error("hook failed");
+    log.child({ platform: "discord" }).child({ platform: "discord" }).info("bound twice", { platform: "discord", extra: 1 });
     const [first, second] = await fileLines();
     expect(first).toMatchObject({ level: "warn", platform: "telegram", sessionKey: "agent:main:telegram:dm:7", runId: "run-1", msg: "slow reply" });
     expect(second).toMatchObject({ level: "error", hook: "audit", msg: "hook failed" });
+    const text = await readFile(path.join(dir, "gateway.log"), "utf8");
+    expect(text.split("\n")[2]?.match(/"platform"/g)).toHaveLength(1);
   });
 
   it("keep an Error's type, message and stack, also nested one level down", async () => {
