@@ -66,6 +66,13 @@ export type SearchSettings =
   | { readonly kind: "searxng"; readonly url: string }
   | { readonly kind: "brave"; readonly apiKey: string };
 
+export interface RetentionSettings {
+  /** Finished operational records older than this are deleted. */
+  readonly days: number;
+  /** Absent: conversation history is kept. */
+  readonly historyDays?: number;
+}
+
 export interface HttpListenSettings {
   readonly host: string;
   readonly port: number;
@@ -101,6 +108,8 @@ export interface GatewayConfig {
   readonly reflection: { readonly enabled: boolean; readonly interval: number };
   /** Share of the context window (0–1) at which a conversation is compressed. */
   readonly compressionThreshold: number;
+  /** HERMES_RETENTION_DAYS and HERMES_HISTORY_RETENTION_DAYS: what the daily pruning deletes. */
+  readonly retention: RetentionSettings;
   /** Provider API keys by variable name, e.g. { ANTHROPIC_API_KEY: "…" }, from the environment, .env or config.yaml. */
   readonly providerKeys: Readonly<Record<string, string>>;
 }

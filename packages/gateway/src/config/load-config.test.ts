@@ -69,6 +69,7 @@ describe("loadConfig defaults", () => {
         sessionScope: { groupSessions: "per_user", threadSessions: "shared" },
         reflection: { enabled: true, interval: 10 },
         compressionThreshold: 0.5,
+        retention: { days: 30 },
       },
     });
   });

@@ -5,6 +5,7 @@ import type { ConfigIssue } from "./errors.js";
 import type { AllowedUsers, GatewayConfig, GatewayPaths, SearchSettings } from "./gateway-config.js";
 import { readFallbackSettings, readModelSettings } from "./model-settings.js";
 import { readDiscordSettings, readSlackSettings, readTelegramSettings } from "./platforms.js";
+import { readRetentionSettings } from "./retention-settings.js";
 import { SettingReader } from "./setting-reader.js";
 import { readConfigSources } from "./sources.js";
 import { parseToolList } from "./tool-list.js";
@@ -85,6 +86,7 @@ function readGatewayConfig(
     threadSessions: reader.choice("HERMES_THREAD_SESSIONS", ["shared", "per_user"] as const) ?? "shared",
   };
   const botName = reader.text("HERMES_BOT_NAME");
+  const retention = readRetentionSettings(reader);
   const compressionThreshold = (reader.integer("HERMES_COMPRESSION_AT", { min: 10, max: 95 }) ?? 50) / 100;
   const reflection = {
     enabled: reader.boolean("HERMES_REFLECTION") ?? true,
@@ -105,6 +107,7 @@ function readGatewayConfig(
     sessionScope,
     reflection,
     compressionThreshold,
+    retention,
     ...(botName !== undefined && { botName }),
     ...(model && { model }),
     ...(fallback && { fallback }),

@@ -17,6 +17,7 @@ const BASE: GatewayConfig = {
   sessionScope: { groupSessions: "per_user", threadSessions: "shared" },
         reflection: { enabled: true, interval: 10 },
         compressionThreshold: 0.5,
+  retention: { days: 30 },
 };
 
 describe("configSecrets", () => {

@@ -255,6 +255,18 @@ export const SETTINGS = [
     default: "",
     secret: false,
   },
+  {
+    name: "HERMES_RETENTION_DAYS",
+    description: "Days finished inbound messages, delivered replies and finished pairing requests are kept (pruned daily)",
+    default: "30",
+    secret: false,
+  },
+  {
+    name: "HERMES_HISTORY_RETENTION_DAYS",
+    description: "When set, conversations not updated for this many days are deleted with their messages; kept forever otherwise",
+    default: "",
+    secret: false,
+  },
 ] as const satisfies readonly SettingInfo[];
 
 export type SettingName = (typeof SETTINGS)[number]["name"];

@@ -19,6 +19,7 @@ import { startAdapters } from "./adapter-start.js";
 import { createGatewayHealth } from "./gateway-health.js";
 import { createGatewayMetrics } from "./gateway-metrics.js";
 import { registerHealthRoutes } from "./health.js";
+import { startRetentionTimer } from "./retention-timer.js";
 import { createRunQueue } from "./run-queue.js";
 import { compressSessionNow } from "./compress-now.js";
 
@@ -141,6 +142,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     markDone(message);
   };
   delivery.start(1_000);
+  const retention = startRetentionTimer({ retention: store.retention, settings: config.retention, logger });
 
   /** Everything but the adapters, in dependency order: runs, replies, HTTP, hooks, agents, the database. */
   const releaseAll = async (drainMs: number): Promise<void> => {
@@ -152,6 +154,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     unwatchHooks();
     health.close();
     await pool?.shutdown();
+    await retention.stop();
     await store.close();
   };
 
