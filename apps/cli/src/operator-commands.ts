@@ -1,11 +1,12 @@
 import { silentLogger, type Logger } from "@hermes/agent";
 import { BUNDLED_HOOKS_DIR, PairingService, bootstrap, reportIssue } from "@hermes/gateway";
 import { tryOpenStore, type Store } from "@hermes/store";
-import { runHooksCommand } from "./hooks/hooks-command.js";
-import { runPairingCommand } from "./pairing/pairing-command.js";
-import { runSessionsCommand } from "./sessions/sessions-command.js";
+import type { ParsedCommand } from "./cli/command-spec.js";
+import { executeHooksCommand } from "./hooks/hooks-command.js";
+import { executePairingCommand } from "./pairing/pairing-command.js";
+import { executeSessionsCommand } from "./sessions/sessions-command.js";
 
-interface OperatorIo {
+export interface OperatorIo {
   env: Record<string, string | undefined>;
   cwd: string;
   stdout: NodeJS.WritableStream;
@@ -27,20 +28,20 @@ async function withStateStore(io: OperatorIo, run: (store: Store, logger: Logger
 }
 
 /** `hermes pairing …`: approve, list and revoke users. */
-export function pairingCommand(args: readonly string[], io: OperatorIo): Promise<number> {
+export function pairingCommand(command: ParsedCommand, io: OperatorIo): Promise<number> {
   return withStateStore(io, (store, logger) =>
-    runPairingCommand(args, { stdout: io.stdout, stderr: io.stderr, service: new PairingService({ store: store.pairing, logger }) }),
+    executePairingCommand(command, { stdout: io.stdout, stderr: io.stderr, service: new PairingService({ store: store.pairing, logger }) }),
   );
 }
 
 /** `hermes sessions …`: list and read conversations. */
-export function sessionsCommand(args: readonly string[], io: OperatorIo): Promise<number> {
-  return withStateStore(io, (store) => runSessionsCommand(args, { stdout: io.stdout, stderr: io.stderr, store }));
+export function sessionsCommand(command: ParsedCommand, io: OperatorIo): Promise<number> {
+  return withStateStore(io, (store) => executeSessionsCommand(command, { stdout: io.stdout, stderr: io.stderr, store }));
 }
 
 /** `hermes hooks …`: list, enable, disable, install and test hooks; the running gateway picks changes up by itself. */
-export async function hooksCommand(args: readonly string[], io: OperatorIo): Promise<number> {
+export async function hooksCommand(command: ParsedCommand, io: OperatorIo): Promise<number> {
   const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.stderr, logName: "cli" });
   if (!boot.ok) return boot.exitCode;
-  return runHooksCommand(args, { stdout: io.stdout, stderr: io.stderr, bundledDir: BUNDLED_HOOKS_DIR, home: boot.value.config.home, logger: silentLogger, cwd: io.cwd });
+  return executeHooksCommand(command, { stdout: io.stdout, stderr: io.stderr, bundledDir: BUNDLED_HOOKS_DIR, home: boot.value.config.home, logger: silentLogger, cwd: io.cwd });
 }

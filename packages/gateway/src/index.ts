@@ -63,3 +63,4 @@ export { TypingTracker } from "./outbound/typing-tracker.js";
 export * from "./queue/index.js";
 export type { GatewayEvent, HookOutcome, HookPort, GatewayStore, RunQueuePort, DeliveryPort, TypingPort } from "./core/ports.js";
 export { resolveModelName } from "./agent/model-names.js";
+export * from "./setup/index.js";

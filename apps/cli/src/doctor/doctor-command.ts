@@ -1,61 +1,70 @@
-import { tryOpenStore } from "@hermes/store";
-import { NO_MODEL_MESSAGE, bootstrap, resolveModelName, type GatewayConfig } from "@hermes/gateway";
-import { Redis } from "ioredis";
+import os from "node:os";
+import { ALL_TOOL_NAMES, BUNDLED_HOOKS_DIR, DEFAULT_PROBE_TIMEOUT_MS, DEFAULT_TOOL_NAMES, formatConfigIssues, loadConfig, type FetchLike, type ProbeResult } from "@hermes/gateway";
+import { checkHooks } from "./checks/check-hooks.js";
+import { checkHttp } from "./checks/check-http.js";
+import { checkModel } from "./checks/check-model.js";
+import { checkDiscord, checkSlack, checkTelegram } from "./checks/check-platforms.js";
+import { checkRedis } from "./checks/check-redis.js";
+import { checkStore } from "./checks/check-store.js";
+import { CHECK_NAMES, type CheckName, type CheckOutcome, type DoctorCheck, type DoctorContext } from "./doctor-check.js";
+import { doctorJson, doctorText } from "./doctor-report.js";
 
-interface DoctorIo {
+export interface DoctorIo {
   env: Record<string, string | undefined>;
   cwd: string;
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
+  stdout: { write(text: string): unknown };
+  fetch?: FetchLike;
+  timeoutMs?: number;
+  bundledHooksDir?: string;
 }
 
-type Check = { name: string; ok: boolean; detail: string };
+const CHECKS: Readonly<Record<Exclude<CheckName, "config">, DoctorCheck>> = {
+  store: checkStore,
+  http: checkHttp,
+  model: checkModel,
+  telegram: checkTelegram,
+  discord: checkDiscord,
+  slack: checkSlack,
+  redis: checkRedis,
+  hooks: checkHooks,
+};
 
 /**
- * `hermes doctor`: validates the configuration and checks what the bot depends on — the state database, the model
- * settings, Redis when configured — printing one line per check (secrets never shown). Exit 0 when all pass.
+ * `hermes doctor [--json]`: checks, online and each within a short timeout, everything the bot depends on. An invalid
+ * configuration is a failed `config` check (the others need it and are not run). Exit 0 when nothing failed, else 1.
  */
-export async function runDoctor(io: DoctorIo): Promise<number> {
-  const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.stderr, logName: "cli" });
-  if (!boot.ok) return boot.exitCode;
-  const { config, logger } = boot.value;
-  const checks: Check[] = [];
-
-  const opened = await tryOpenStore({ file: config.paths.stateDb, logger });
-  checks.push(opened.ok ? { name: "state database", ok: true, detail: config.paths.stateDb } : { name: "state database", ok: false, detail: opened.error.message });
-  if (opened.ok) await opened.store.close();
-
-  checks.push(modelCheck(config));
-  if (config.redisUrl) checks.push(await redisCheck(config.redisUrl));
-  const platforms = [config.telegram && "telegram", config.discord && "discord", config.slack && "slack"].filter(Boolean);
-  checks.push({ name: "platforms", ok: true, detail: platforms.length > 0 ? platforms.join(", ") : "none configured (npm run chat still works)" });
-  checks.push({ name: "tools", ok: true, detail: config.tools.join(", ") });
-  checks.push({ name: "queue", ok: true, detail: config.redisUrl ? "BullMQ (npm run worker processes run the agent)" : `in-process, ${config.workers} at a time` });
-
-  for (const check of checks) io.stdout.write(`${check.ok ? "ok  " : "FAIL"}  ${check.name.padEnd(15)} ${check.detail}\n`);
-  const failed = checks.filter((check) => !check.ok).length;
-  io.stdout.write(failed === 0 ? "\nEverything needed to start is in place.\n" : `\n${failed} problem(s) found.\n`);
-  return failed === 0 ? 0 : 1;
+export async function runDoctor(io: DoctorIo, options: { json: boolean }): Promise<number> {
+  const checks = await doctorChecks(io);
+  io.stdout.write(`${options.json ? doctorJson(checks) : doctorText(checks)}\n`);
+  return checks.some((check) => check.status === "fail") ? 1 : 0;
 }
 
-function modelCheck(config: GatewayConfig): Check {
-  if (!config.model) return { name: "model", ok: config.redisUrl !== undefined, detail: config.redisUrl ? "not set here (the workers need it)" : NO_MODEL_MESSAGE.split("\n")[0] ?? "" };
-  const resolved = resolveModelName(config, config.model.model);
-  if (!resolved.ok) return { name: "model", ok: false, detail: resolved.error };
-  const model = resolved.binding.model;
-  return { name: "model", ok: true, detail: `${model.provider}/${model.id} (context ${model.contextWindow.toLocaleString("en-US")} tokens)${config.model.baseUrl ? ` at ${config.model.baseUrl}` : ""}` };
+export async function doctorChecks(io: DoctorIo): Promise<CheckOutcome[]> {
+  const loaded = await loadConfig({ env: io.env, cwd: io.cwd, homeDir: os.homedir(), knownTools: ALL_TOOL_NAMES, defaultTools: DEFAULT_TOOL_NAMES });
+  if (!loaded.ok) {
+    const detail = `${formatConfigIssues(loaded.errors)}\n(the other checks need a valid configuration)`;
+    return [{ name: "config", status: "fail", detail }];
+  }
+  const config: ProbeResult =
+    loaded.warnings.length > 0
+      ? { status: "warn", detail: `valid, with warnings: ${loaded.warnings.join("; ")}` }
+      : { status: "ok", detail: `valid (state in ${loaded.config.home})` };
+  const context: DoctorContext = {
+    config: loaded.config,
+    probe: { fetch: io.fetch ?? globalThis.fetch, timeoutMs: io.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS },
+    bundledHooksDir: io.bundledHooksDir ?? BUNDLED_HOOKS_DIR,
+  };
+  // Online checks run side by side, so the whole report takes about one timeout at worst.
+  const results = await Promise.all(
+    CHECK_NAMES.filter((name): name is Exclude<CheckName, "config"> => name !== "config").map(async (name) => ({ name, ...(await settled(CHECKS[name], context)) })),
+  );
+  return [{ name: "config", ...config }, ...results];
 }
 
-async function redisCheck(url: string): Promise<Check> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3_000, retryStrategy: () => null });
-  redis.on("error", () => undefined);
+async function settled(check: DoctorCheck, context: DoctorContext): Promise<ProbeResult> {
   try {
-    await redis.connect();
-    const pong = await redis.ping();
-    return { name: "redis", ok: pong === "PONG", detail: `reachable (${new URL(url).host})` };
+    return await check(context);
   } catch (error) {
-    return { name: "redis", ok: false, detail: `not reachable: ${error instanceof Error ? error.message : String(error)}` };
-  } finally {
-    redis.disconnect();
+    return { status: "fail", detail: `the check itself failed: ${error instanceof Error ? error.message : String(error)}` };
   }
 }

@@ -1,4 +1,9 @@
 import { ALLOWLIST_PLATFORMS } from "@hermes/gateway";
+import { booleanOption, type ParsedCommand } from "../cli/command-spec.js";
+import { parseGroupArgs } from "../cli/parse-command-line.js";
+import { settle } from "../cli/settle.js";
+import { formatGroupHelp } from "../cli/usage.js";
+import { PAIRING_GROUP } from "./pairing-spec.js";
 
 /** The part of the gateway's `PairingService` the command uses. */
 export interface PairingCommandService {
@@ -24,37 +29,20 @@ export interface PairingCommandIo {
 
 const PLATFORMS: readonly string[] = ALLOWLIST_PLATFORMS;
 
-export const PAIRING_USAGE = `Usage: hermes pairing <command>
-
-Commands:
-  approve <platform> <code>    let the person who was sent this code talk to the bot
-  list [platform]              show pending requests and approved users (codes are never stored, so never shown)
-  revoke <platform> <userId>   take an approved user's access away
-
-Platforms: ${PLATFORMS.join(", ")}`;
+export const PAIRING_USAGE = formatGroupHelp(PAIRING_GROUP);
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
-/** `hermes pairing …`: 0 done, 1 refused (bad code, lock-out, unknown user), 2 usage error. */
-export async function runPairingCommand(args: readonly string[], io: PairingCommandIo): Promise<number> {
-  const [command, ...rest] = args;
-  switch (command) {
-    case "help":
-    case "--help":
-    case "-h":
-      io.stdout.write(`${PAIRING_USAGE}\n`);
-      return 0;
-    case "approve":
-      return approve(rest, io);
-    case "list":
-      return list(rest, io);
-    case "revoke":
-      return revoke(rest, io);
-    case undefined:
-      return usageError(io, "Missing pairing command.");
-    default:
-      return usageError(io, `Unknown pairing command ${JSON.stringify(printable(command))}.`);
-  }
+/** `hermes pairing …` from its arguments: 0 done, 1 refused (bad code, lock-out, unknown user), 2 usage error. */
+export function runPairingCommand(args: readonly string[], io: PairingCommandIo): Promise<number> {
+  return settle(parseGroupArgs(PAIRING_GROUP, args), io, (command) => executePairingCommand(command, io));
+}
+
+/** Runs a `hermes pairing` command line that already fits `PAIRING_GROUP`. */
+export function executePairingCommand(command: ParsedCommand, io: PairingCommandIo): Promise<number> {
+  if (command.spec.name === "approve") return approve(command.positionals, io);
+  if (command.spec.name === "list") return list(command.positionals, io, booleanOption(command.values, "json"));
+  return revoke(command.positionals, io);
 }
 
 async function approve(args: readonly string[], io: PairingCommandIo): Promise<number> {
@@ -85,8 +73,7 @@ async function approve(args: readonly string[], io: PairingCommandIo): Promise<n
   return 1;
 }
 
-async function list(args: readonly string[], io: PairingCommandIo): Promise<number> {
-  if (args.length > 1) return usageError(io, "list takes at most one platform.");
+async function list(args: readonly string[], io: PairingCommandIo, json: boolean): Promise<number> {
   let platform: string | undefined;
   if (args[0] !== undefined) {
     const parsed = parsePlatform(args[0]);
@@ -95,6 +82,10 @@ async function list(args: readonly string[], io: PairingCommandIo): Promise<numb
   }
 
   const overview = await io.service.list(platform);
+  if (json) {
+    io.stdout.write(`${JSON.stringify(overview, null, 2)}\n`);
+    return 0;
+  }
   const lines = [`Pending requests (${overview.pending.length}):`];
   if (overview.pending.length === 0) lines.push("  none");
   for (const request of overview.pending) {
@@ -109,7 +100,6 @@ async function list(args: readonly string[], io: PairingCommandIo): Promise<numb
 }
 
 async function revoke(args: readonly string[], io: PairingCommandIo): Promise<number> {
-  if (args.length !== 2) return usageError(io, "revoke needs a platform and a user id: hermes pairing revoke <platform> <userId>.");
   const platform = parsePlatform(args[0]);
   if (!platform.ok) return usageError(io, platform.problem);
   const userId = args[1] ?? "";

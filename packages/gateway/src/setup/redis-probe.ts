@@ -1,0 +1,31 @@
+import { Redis } from "ioredis";
+import { fail, ok, type ProbeResult } from "./probe-result.js";
+
+/** `PING` on REDIS_URL. Only host and port are ever shown: the URL may hold a password. */
+export async function probeRedis(url: string, options: { timeoutMs: number }): Promise<ProbeResult> {
+  const target = hostAndPort(url);
+  const redis = new Redis(url, { lazyConnect: true, connectTimeout: options.timeoutMs, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+  let firstError: Error | undefined;
+  redis.on("error", (error: Error) => (firstError ??= error));
+  try {
+    await redis.connect();
+    const pong = await redis.ping();
+    return pong === "PONG" ? ok(`${target} answers PING`) : fail(`${target} answered PING with ${JSON.stringify(pong)}`);
+  } catch (error) {
+    const reason = firstError ?? (error instanceof Error ? error : new Error(String(error)));
+    const code = (reason as Error & { code?: string }).code;
+    const message = code && !reason.message.includes(code) ? `${code} ${reason.message}` : reason.message;
+    return fail(`cannot reach Redis at ${target}: ${message}`);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+function hostAndPort(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || "127.0.0.1"}:${parsed.port || "6379"}`;
+  } catch {
+    return "(an invalid REDIS_URL)";
+  }
+}
