@@ -59,9 +59,16 @@ describe("npm start (the gateway process)", () => {
 
     const health = (await (await fetch(`${url}/healthz`)).json()) as { status: string; platforms: Record<string, unknown> };
     expect(health).toMatchObject({ status: "ok", role: "gateway", mode: "inline", platforms: { telegram: { state: "connected", lastError: null } }, pendingDeliveries: 0 });
-    const metrics = await (await fetch(`${url}/metrics`)).text();
+    let metrics = "";
+    // The run's duration is observed as it settles, which may land just after the reply.
+    for (const deadline = Date.now() + 10_000; !metrics.includes("hermes_run_duration_seconds_count") && Date.now() < deadline; ) {
+      metrics = await (await fetch(`${url}/metrics`)).text();
+    }
     expect(metrics).toMatch(/hermes_gateway_messages_received_total\{platform="telegram"\} 1/);
     expect(metrics).toMatch(/hermes_agent_llm_calls_total\{[^}]*\} 2/);
+    expect(metrics).toContain('hermes_run_duration_seconds_count{outcome="done"} 1\n');
+    expect(metrics).toMatch(/hermes_llm_tokens_total\{direction="input",model="scripted-model"\} \d+/);
+    expect(metrics).toContain('hermes_adapter_up{platform="telegram"} 1\n');
 
     app.kill("SIGTERM");
     app.kill("SIGTERM");
