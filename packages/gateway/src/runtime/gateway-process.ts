@@ -72,7 +72,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const metrics = createGatewayMetrics(options.metrics, { waitingRuns: () => queue.waiting(), pendingDeliveries: () => store.deliveries.countPending() });
   const adapters = new Map(options.adapters.map((adapter) => [adapter.platform, adapter]));
   let stopping = false;
-  const health = createGatewayHealth({ platforms: [...adapters.keys()], store, mode, redisUrl: config.redisUrl, metrics, logger, isStopping: () => stopping });
+  // Only a served /readyz needs a Redis probe of its own; the terminal chat opens none.
+  const health = createGatewayHealth({ platforms: [...adapters.keys()], store, mode, redisUrl: options.http ? config.redisUrl : undefined, metrics, logger, isStopping: () => stopping });
   const typing = new TypingTracker({ adapters, logger });
   const delivery = new DeliveryService({
     store: store.deliveries,
