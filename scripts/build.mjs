@@ -9,7 +9,8 @@ import { build } from "esbuild";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const workspaces = ["packages", "apps"];
-const isTest = (file) => /\.test\.ts$|fixture|[\\/]test-fixtures[\\/]/.test(file);
+// Tests, their fixtures and type declarations are not part of what runs.
+const isTest = (file) => /\.test\.ts$|fixture|[\\/]test-fixtures[\\/]|\.d\.ts$/.test(file);
 
 async function filesUnder(dir) {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
