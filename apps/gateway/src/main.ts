@@ -1,11 +1,13 @@
-import { bootstrap, onShutdownSignal, reportIssue, startGatewayProcess } from "@hermes/gateway";
+import { bootstrap, offerSetup, onShutdownSignal, reportIssue, startGatewayProcess } from "@hermes/gateway";
 import { configuredAdapters, NO_PLATFORM_HINT } from "./platforms.js";
 
 /** `npm start`: the gateway process — platform adapters, routing, delivery, HTTP; in embedded mode also the agent runs. */
 async function main(): Promise<number> {
+  // On a terminal with no model and no Redis configured, offer the setup wizard first; it saves config.yaml, read next.
+  await offerSetup({ env: process.env, cwd: process.cwd(), input: process.stdin, output: process.stdout });
   const boot = await bootstrap({ env: process.env, cwd: process.cwd(), stderr: process.stderr, logName: "gateway", stderrLevel: "info" });
   if (!boot.ok) return boot.exitCode;
-  const { config, logger, metrics } = boot.value;
+  const { config, logger, metrics, tracing } = boot.value;
 
   const adapters = await configuredAdapters(config, { logger, metrics });
   if (adapters.length === 0) process.stderr.write(`${NO_PLATFORM_HINT}\n`);
@@ -24,6 +26,7 @@ async function main(): Promise<number> {
   });
   await gateway.stop();
   logger.info("gateway stopped");
+  await tracing.shutdown();
   return 0;
 }
 

@@ -25,7 +25,7 @@ import { Redis } from "ioredis";
 async function main(): Promise<number> {
   const boot = await bootstrap({ env: process.env, cwd: process.cwd(), stderr: process.stderr, logName: "worker", stderrLevel: "info" });
   if (!boot.ok) return boot.exitCode;
-  const { config, logger, metrics } = boot.value;
+  const { config, logger, metrics, tracing } = boot.value;
   if (!config.redisUrl) {
     return reportIssue(process.stderr, { setting: "REDIS_URL", message: "is required for a worker (e.g. REDIS_URL=redis://127.0.0.1:6379); without it `npm start` runs the agent in-process" });
   }
@@ -92,6 +92,7 @@ async function main(): Promise<number> {
   lockConnection.disconnect();
   await store.close();
   logger.info("worker stopped");
+  await tracing.shutdown();
   return 0;
 }
 

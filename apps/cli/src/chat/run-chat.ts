@@ -17,7 +17,7 @@ export async function runChat(io: ChatIo): Promise<number> {
   const interactive = io.input.isTTY === true;
   const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.errors, logName: "chat", stderrLevel: interactive ? undefined : "error" });
   if (!boot.ok) return boot.exitCode;
-  const { config, logger, metrics } = boot.value;
+  const { config, logger, metrics, tracing } = boot.value;
 
   let running: GatewayProcess | undefined;
   const consoleKey = sessionKeyFor({
@@ -63,6 +63,7 @@ export async function runChat(io: ChatIo): Promise<number> {
   release();
   // Interrupted: don't wait for answers in progress (they are re-run on the next start).
   await running.stop({ drainMs: signalled ? 0 : 10_000 });
+  await tracing.shutdown();
   if (adapter.failure) {
     io.errors.write(`hermes chat: a message could not be processed: ${adapter.failure.message}\n`);
     return 1;

@@ -1,4 +1,8 @@
 import type { Logger } from "@hermes/agent";
+import { SpanKind } from "@opentelemetry/api";
+import { errorMessageOf, errorTypeOf, GATEWAY_SPAN_NAMES, gatewayTracer, markSpanFailed } from "../tracing/gateway-tracer.js";
+import { processInboundTraces, type InboundTraceIndex } from "../tracing/inbound-trace-index.js";
+import { currentTraceCarrier } from "../tracing/trace-carrier.js";
 import { findCommand, unknownCommandText } from "../commands/registry.js";
 import type { CommandContext } from "../commands/types.js";
 import { parseCommand, type ParsedCommand } from "./command.js";
@@ -31,6 +35,8 @@ export interface GatewayOptions {
   markDone?: (message: InboundMessage) => void;
   logger: Logger;
   now?: () => number;
+  /** Where each inbound's trace is remembered for its reply's delivery (default: the process's index). */
+  inboundTraces?: InboundTraceIndex;
 }
 
 // A message saved but not routed this long ago was dropped by a failure; a redelivery may route it again.
@@ -51,7 +57,25 @@ export class Gateway {
     this.now = options.now ?? Date.now;
   }
 
-  async receive(message: InboundMessage): Promise<void> {
+  /** One span per message handed in (no text in it); a run it enqueues carries the span's context along. */
+  receive(message: InboundMessage): Promise<void> {
+    const attributes = { "messaging.system": message.platform, "messaging.operation.type": "receive", "messaging.message.id": message.messageId, "hermes.chat_type": message.chat.type };
+    return gatewayTracer().startActiveSpan(GATEWAY_SPAN_NAMES.receive(message.platform), { kind: SpanKind.CONSUMER, attributes }, async (span) => {
+      try {
+        await this.receiveInSpan(message, (inboundId, duplicate) => {
+          span.setAttributes({ "hermes.inbound_id": inboundId, "hermes.duplicate": duplicate });
+          if (!duplicate) (this.options.inboundTraces ?? processInboundTraces).remember(inboundId, span.spanContext());
+        });
+      } catch (error) {
+        markSpanFailed(span, errorTypeOf(error), errorMessageOf(error));
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  private async receiveInSpan(message: InboundMessage, onRecorded: (inboundId: number, duplicate: boolean) => void): Promise<void> {
     const key = sessionKeyFor(message, this.options.sessionScope);
     const recorded = await this.options.store.inbound.recordIfNew({
       platform: message.platform,
@@ -60,6 +84,7 @@ export class Gateway {
       sessionKey: key,
       status: "received",
     });
+    onRecorded(recorded.record.id, !recorded.created);
     if (!recorded.created) {
       await this.redelivered(recorded.record, message, key);
       return;
@@ -86,7 +111,7 @@ export class Gateway {
    */
   private async redelivered(record: { id: number; status: string; receivedAt: number }, message: InboundMessage, key: string): Promise<void> {
     if (record.status === "queued") {
-      await this.options.queue.enqueue({ inboundId: record.id, sessionKey: key });
+      await this.options.queue.enqueue({ inboundId: record.id, sessionKey: key, ...currentTraceCarrier() });
     } else if (record.status === "received" && (this.unrouted.has(record.id) || this.now() - record.receivedAt > STALE_RECEIVED_MS)) {
       this.options.logger.warn("routing a message that was saved but never routed", { inboundId: record.id, sessionKey: key });
       await this.routeOrRemember(record.id, message, key);
@@ -151,7 +176,7 @@ export class Gateway {
     await store.inbound.setStatus(inboundId, "queued");
     if (busy > 0) await this.notice(message, BUSY_ACK);
     this.options.typing.begin(`inbound:${inboundId}`, message.platform, this.targetOf(message));
-    await this.options.queue.enqueue({ inboundId, sessionKey: key });
+    await this.options.queue.enqueue({ inboundId, sessionKey: key, ...currentTraceCarrier() });
   }
 
   /** Re-enqueues a message that was already accepted before a restart: no acknowledgement, no second session:start. */

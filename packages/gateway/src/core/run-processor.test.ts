@@ -2,9 +2,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { silentLogger, type HermesAgent, type HermesAgentResult } from "@hermes/agent";
+import { silentLogger, type HermesAgent, type HermesAgentResult, type Logger } from "@hermes/agent";
 import { openStore, type Store } from "@hermes/store";
+import { trace } from "@opentelemetry/api";
 import { InMemorySessionLock } from "../queue/session-lock.js";
+import { recordSpansGlobally } from "../tracing/span-recorder.fixture.js";
+import { currentTraceCarrier } from "../tracing/trace-carrier.js";
 import { createRunProcessor, type SessionLease } from "./run-processor.js";
 import { inbound } from "./testing.js";
 import { DEFAULT_SESSION_SCOPE, sessionKeyFor } from "./session-key.js";
@@ -48,6 +51,49 @@ function fakeAgent(run: (text: string) => Promise<Partial<HermesAgentResult>>): 
 const ok = (text: string): Partial<HermesAgentResult> => ({ text, newMessages: [{ role: "user", content: text, timestamp: 1 }] });
 
 describe("run processor", () => {
+  it("runs each message in a hermes.run span whose parent is the job's trace context, with a logger naming the run", async () => {
+    const recorder = recordSpansGlobally();
+    try {
+      const id = await queued("hello", "m1");
+      const carrier = trace.getTracer("test").startActiveSpan("receive telegram", (span) => {
+        const injected = currentTraceCarrier();
+        span.end();
+        return injected;
+      });
+      let activeInAgent: string | undefined;
+      const bindings: Array<Record<string, unknown>> = [];
+      const logger: Logger = {
+        ...silentLogger,
+        child: (fields) => {
+          bindings.push(fields);
+          return silentLogger;
+        },
+      };
+      const process = createRunProcessor({
+        store,
+        lock: new InMemorySessionLock(),
+        agentFor: async () => fakeAgent(async () => {
+          activeInAgent = trace.getActiveSpan()?.spanContext().spanId;
+          return ok("hi");
+        }),
+        hooks,
+        sessionScope: DEFAULT_SESSION_SCOPE,
+        logger,
+      });
+      await process({ inboundId: id, sessionKey: key, ...carrier }, { signal: new AbortController().signal });
+
+      const [receive] = recorder.named("receive telegram");
+      const [run] = recorder.named("hermes.run");
+      expect(run?.parentSpanContext?.spanId).toBe(receive?.spanContext().spanId);
+      expect(run?.spanContext().traceId).toBe(receive?.spanContext().traceId);
+      expect(activeInAgent).toBe(run?.spanContext().spanId);
+      expect(run?.attributes).toMatchObject({ "messaging.message.id": `run-${id}`, "hermes.inbound_id": id, "hermes.run.outcome": "answered" });
+      expect(bindings).toContainEqual({ runId: `run-${id}`, sessionKey: key, inboundId: id, traceId: run?.spanContext().traceId });
+    } finally {
+      await recorder.stop();
+    }
+  });
+
   it("answers a run that crashed with an apology and goes on with the next message", async () => {
     const first = await queued("boom", "m1");
     await queued("second", "m2");

@@ -1,7 +1,10 @@
 import type { ContextCompressor, HermesAgent, HermesAgentResult, Logger } from "@hermes/agent";
 import type { Message } from "@mariozechner/pi-ai";
+import { ROOT_CONTEXT, SpanKind, trace, type Context, type Span } from "@opentelemetry/api";
 import type { InboundRecord, NewDelivery, Store } from "@hermes/store";
-import { RunAbortedError } from "../queue/types.js";
+import { RunAbortedError, runJobId, type AgentRunJob } from "../queue/types.js";
+import { errorMessageOf, errorTypeOf, GATEWAY_SPAN_NAMES, gatewayTracer, markSpanFailed } from "../tracing/gateway-tracer.js";
+import { contextFromCarrier } from "../tracing/trace-carrier.js";
 import { agentInputFor } from "./agent-input.js";
 import { hookCallbacks } from "./hook-callbacks.js";
 import type { InboundMessage } from "./inbound.js";
@@ -32,6 +35,9 @@ export interface RunProcessorOptions {
   now?: () => number;
 }
 
+/** How one message's run ended, as its span reports it. */
+type RunEnd = "answered" | "failed" | "interrupted" | "discarded";
+
 const CRASH_REPLY = "Sorry, something went wrong while I was working on that. The error was logged for the bot's operator; please try again.";
 
 /**
@@ -46,19 +52,20 @@ export function createRunProcessor(options: RunProcessorOptions) {
   const toldThrashing = new Set<string>();
   const now = options.now ?? Date.now;
 
-  return async (job: { inboundId: number; sessionKey: string }, context: { signal: AbortSignal }): Promise<"done" | "retry_later"> => {
+  return async (job: AgentRunJob, context: { signal: AbortSignal }): Promise<"done" | "retry_later"> => {
     const record = await options.store.inbound.get(job.inboundId);
     if (!record || !(record.status === "queued" || record.status === "running")) return "done";
     const lease = await options.lock.tryAcquire(job.sessionKey, leaseMs);
     if (!lease) return "retry_later";
-    const guard = guardLease(lease, { leaseMs, sessionKey: job.sessionKey, logger: options.logger });
+    const guard = guardLease(lease, { leaseMs, sessionKey: job.sessionKey, logger: options.logger.child({ runId: runJobId(job.inboundId), sessionKey: job.sessionKey }) });
     const signal = AbortSignal.any([context.signal, guard.lost]);
     try {
       for (;;) {
         if (signal.aborted) break;
         const next = await options.store.inbound.claimNext(job.sessionKey);
         if (!next) break;
-        await runOneSafely(next, signal);
+        // Only the job's own message comes with its intake's trace context; others answered here start their own.
+        await runTraced(next, signal, next.id === job.inboundId ? contextFromCarrier(job) : ROOT_CONTEXT);
       }
     } finally {
       guard.stop();
@@ -67,29 +74,56 @@ export function createRunProcessor(options: RunProcessorOptions) {
     return "done";
   };
 
-  /** Whatever goes wrong, the person gets an answer and the message leaves the queue (unless another worker owns it). */
-  async function runOneSafely(record: InboundRecord, signal: AbortSignal): Promise<void> {
-    try {
-      await runOne(record, signal);
-    } catch (error) {
-      options.logger.error("run failed", { inboundId: record.id, sessionKey: record.sessionKey, error: error instanceof Error ? error.message : String(error) });
-      if (!handedOver(signal)) await failRun(record);
-    }
+  /** One message's run as a span (the parent of the agent's spans), with a logger that names the run. */
+  function runTraced(record: InboundRecord, signal: AbortSignal, parent: Context): Promise<void> {
+    const attributes = { "messaging.operation.type": "process", "messaging.message.id": runJobId(record.id), "hermes.inbound_id": record.id, "hermes.session_key": record.sessionKey ?? "" };
+    return gatewayTracer().startActiveSpan(GATEWAY_SPAN_NAMES.run, { kind: SpanKind.CONSUMER, attributes }, parent, async (span) => {
+      try {
+        await runOneSafely(record, signal, span, runLogger(record, span));
+      } finally {
+        span.end();
+      }
+    });
   }
 
-  async function failRun(record: InboundRecord): Promise<void> {
+  function runLogger(record: InboundRecord, span: Span): Logger {
+    const spanContext = span.spanContext();
+    const traceId = trace.isSpanContextValid(spanContext) ? { traceId: spanContext.traceId } : {};
+    return options.logger.child({ runId: runJobId(record.id), sessionKey: record.sessionKey ?? "", inboundId: record.id, ...traceId });
+  }
+
+  /** Whatever goes wrong, the person gets an answer and the message leaves the queue (unless another worker owns it). */
+  async function runOneSafely(record: InboundRecord, signal: AbortSignal, span: Span, logger: Logger): Promise<void> {
+    let end: RunEnd;
+    try {
+      end = await runOne(record, signal, logger);
+      // The agent's own span says why (error.type is the provider error's class); this one says the run failed.
+      if (end === "failed") markSpanFailed(span, "run_failed", "the agent could not answer");
+    } catch (error) {
+      logger.error("run failed", { error: errorMessageOf(error) });
+      markSpanFailed(span, errorTypeOf(error), errorMessageOf(error));
+      if (handedOver(signal)) end = "interrupted";
+      else {
+        await failRun(record, logger);
+        end = "failed";
+      }
+    }
+    span.setAttribute("hermes.run.outcome", end);
+  }
+
+  async function failRun(record: InboundRecord, logger: Logger): Promise<void> {
     const message = JSON.parse(record.payload) as InboundMessage;
     try {
       const { session } = await options.store.sessions.getOrCreateActive(newSessionFor(message, record.sessionKey ?? ""));
       const done = await options.store.completeRun({ inboundId: record.id, sessionId: session.id, messages: [], deliveries: [reply(record, message, CRASH_REPLY)], status: "failed" });
       if (done.ok) return;
     } catch (error) {
-      options.logger.error("could not record the failed run", { inboundId: record.id, error: error instanceof Error ? error.message : String(error) });
+      logger.error("could not record the failed run", { error: errorMessageOf(error) });
     }
     await options.store.inbound.setStatus(record.id, "failed");
   }
 
-  async function runOne(record: InboundRecord, signal: AbortSignal): Promise<void> {
+  async function runOne(record: InboundRecord, signal: AbortSignal, logger: Logger): Promise<RunEnd> {
     const message = JSON.parse(record.payload) as InboundMessage;
     const key = record.sessionKey ?? "";
     const { session } = await options.store.sessions.getOrCreateActive(newSessionFor(message, key));
@@ -100,7 +134,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     const agent = await options.agentFor(session.model).catch((error: unknown) => {
       if (session.model === undefined) throw error;
       // A /model override that no longer resolves (key removed, model retired) falls back to the default model.
-      options.logger.warn("model override unusable; using the default model", { model: session.model, error: error instanceof Error ? error.message : String(error) });
+      logger.warn("model override unusable; using the default model", { model: session.model, error: errorMessageOf(error) });
       return options.agentFor(undefined);
     });
     const history = await options.store.messages.history(session.id);
@@ -120,10 +154,10 @@ export function createRunProcessor(options: RunProcessorOptions) {
     if (result.stopReason === "ABORT" && handedOver(signal)) {
       // Cut short by a shutdown or a lost lease, not by the person: leave the message 'running' so it is answered
       // after the restart or by the worker that owns the session now.
-      options.logger.info("run interrupted; it will run again", { inboundId: record.id, sessionKey: key });
-      return;
+      logger.info("run interrupted; it will run again");
+      return "interrupted";
     }
-    await finish(record, message, session.id, result, base);
+    return finish(record, message, session.id, result, base, logger);
   }
 
   async function finish(
@@ -132,7 +166,8 @@ export function createRunProcessor(options: RunProcessorOptions) {
     sessionId: string,
     result: HermesAgentResult,
     base: Record<string, unknown> & { timestamp: number; sessionKey: string },
-  ): Promise<void> {
+    logger: Logger,
+  ): Promise<RunEnd> {
     const key = base.sessionKey;
     const stopped = result.stopReason === "ABORT";
     // A stopped run keeps nothing of a compression it did: /stop or /new may already have moved the conversation on.
@@ -151,17 +186,18 @@ export function createRunProcessor(options: RunProcessorOptions) {
       },
       // A stopped run says nothing more: /stop already answered.
       deliveries: stopped ? [] : [reply(record, message, replyText(key, result.text))],
-      status: result.stopReason === "API_ERROR" || result.stopReason === "CONTEXT_OVERFLOW" ? "failed" : "answered",
+      status: failedRun(result) ? "failed" : "answered",
     });
     if (!finished.ok) {
-      options.logger.warn("run result discarded", { reason: finished.reason, inboundId: record.id });
-      if (finished.reason === "session_changed") await failRun(record);
-      return;
+      logger.warn("run result discarded", { reason: finished.reason });
+      if (finished.reason === "session_changed") await failRun(record, logger);
+      return "discarded";
     }
     if (compacted) await options.hooks.emit({ ...base, timestamp: now(), type: "session:compress", sessionId: finished.sessionId, parentSessionId: sessionId });
     await options.hooks.emit({ ...base, timestamp: now(), type: "agent:end", stopReason: result.stopReason, steps: result.steps, costUsd: result.usage.costUsd });
     // Reflection runs in the background and never delays the reply (which is already in the outbox).
     if (!stopped) options.reviewerFor?.(key)?.afterRun({ messages: result.history, steps: result.steps, sessionId: finished.sessionId });
+    return failedRun(result) ? "failed" : "answered";
   }
 
   function replyText(key: string, text: string): string {
@@ -173,6 +209,10 @@ export function createRunProcessor(options: RunProcessorOptions) {
     if (!compression?.thrashing) toldThrashing.delete(key);
     return text;
   }
+}
+
+function failedRun(result: HermesAgentResult): boolean {
+  return result.stopReason === "API_ERROR" || result.stopReason === "CONTEXT_OVERFLOW";
 }
 
 /** True when the run stopped because this worker no longer owns it (shutdown, lost lease), not because of /stop. */

@@ -1,4 +1,7 @@
 import type { Logger } from "@hermes/agent";
+import { SpanKind } from "@opentelemetry/api";
+import { GATEWAY_SPAN_NAMES, gatewayTracer, markSpanFailed } from "../tracing/gateway-tracer.js";
+import { processInboundTraces, type InboundTraceIndex } from "../tracing/inbound-trace-index.js";
 import type { OutboundTarget, PlatformAdapter, SendResult } from "../core/adapter.js";
 import { forEachConcurrently, groupByChat } from "./chat-lanes.js";
 import { chunkMarkdown } from "./chunk-markdown.js";
@@ -25,6 +28,8 @@ export interface DeliveryServiceOptions {
   /** Chats served at the same time (default 4); one chat's deliveries always go out one after another. */
   chatConcurrency?: number;
   onDelivered?: (delivery: DeliveryRecordLike, outcome: DeliveryOutcome) => void;
+  /** Where the trace of each reply's inbound message is found (default: the process's index). */
+  inboundTraces?: InboundTraceIndex;
 }
 
 type Attempt = DeliveryOutcome | "pending";
@@ -144,8 +149,34 @@ export class DeliveryService {
     return summary;
   }
 
+  /**
+   * Each attempt is a span in the trace of the message it answers, when this process still knows that trace: the
+   * outbox keeps no trace context, and a reply goes out later, maybe after the run happened in another process.
+   */
+  private deliverSafely(delivery: DeliveryRecordLike): Promise<Attempt> {
+    const attributes = {
+      "messaging.system": delivery.platform,
+      "messaging.operation.type": "send",
+      "hermes.delivery.id": delivery.id,
+      "hermes.delivery.kind": delivery.kind,
+      "hermes.delivery.attempt": delivery.attempts + 1,
+      ...(delivery.inboundId === undefined ? {} : { "hermes.inbound_id": delivery.inboundId }),
+    };
+    const parent = (this.options.inboundTraces ?? processInboundTraces).contextFor(delivery.inboundId);
+    return gatewayTracer().startActiveSpan(GATEWAY_SPAN_NAMES.send(delivery.platform), { kind: SpanKind.PRODUCER, attributes }, parent, async (span) => {
+      try {
+        const attempt = await this.deliverGuarded(delivery);
+        span.setAttribute("hermes.delivery.outcome", attempt);
+        if (attempt === "failed") markSpanFailed(span, "delivery_failed", "the platform did not take the reply");
+        return attempt;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
   /** A bug while handling one delivery (say an adapter with an invalid text limit) must not stall the others. */
-  private async deliverSafely(delivery: DeliveryRecordLike): Promise<Attempt> {
+  private async deliverGuarded(delivery: DeliveryRecordLike): Promise<Attempt> {
     try {
       return await this.deliver(delivery);
     } catch (error) {

@@ -4,7 +4,7 @@ import type { DeliveryRecord } from "@hermes/store";
  * A reply or notice waiting to go out, as the delivery service needs it from the store. `kind: "reply"` is the agent's
  * answer (its loss is announced in the chat); `attempts` counts recorded failures (`recordFailure` adds one).
  */
-export type DeliveryRecordLike = Pick<DeliveryRecord, "id" | "platform" | "chatId" | "threadId" | "replyToMessageId" | "text" | "kind" | "attempts">;
+export type DeliveryRecordLike = Pick<DeliveryRecord, "id" | "inboundId" | "platform" | "chatId" | "threadId" | "replyToMessageId" | "text" | "kind" | "attempts">;
 
 export interface DeliveryStoreLike {
   /** Pending deliveries, oldest first. */

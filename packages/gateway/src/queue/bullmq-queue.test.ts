@@ -112,6 +112,20 @@ describe("BullMqQueue with BullMqWorkerHost", () => {
     expect(host.workerHealth()).toEqual({ running: 0, processed: 2, failed: 0, closing: false });
   });
 
+  it("carries the job's W3C trace context through Redis to the worker's processor", async () => {
+    const queueName = newQueueName();
+    const queue = producer(queueName);
+    const seen = deferred<AgentRunJob>();
+    await workerHost(queueName, async (job) => {
+      seen.resolve(job);
+      return "done";
+    });
+    await queue.ready();
+    const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    await queue.enqueue({ inboundId: 7, sessionKey: "s7", traceparent });
+    expect(await seen.promise).toEqual({ inboundId: 7, sessionKey: "s7", traceparent });
+  });
+
   it("stop(sessionKey) from the producer aborts that session's running job in the worker host", async () => {
     const queueName = newQueueName();
     const queue = producer(queueName);

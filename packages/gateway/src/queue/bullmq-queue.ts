@@ -7,6 +7,7 @@ import { notifySettled } from "./settled-listeners.js";
 import { publishStop } from "./stop-channel.js";
 import {
   DEFAULT_RUN_QUEUE_NAME,
+  copyAgentRunJob,
   parseAgentRunJob,
   runJobId,
   type AgentRunJob,
@@ -76,7 +77,7 @@ export class BullMqQueue implements AgentRunQueue {
     await this.ensureListening();
     const jobId = runJobId(job.inboundId);
     const enqueueToken = this.newEnqueueToken();
-    const data: StoredRun = { inboundId: job.inboundId, sessionKey: job.sessionKey, enqueueToken };
+    const data: StoredRun = { ...copyAgentRunJob(job), enqueueToken };
     await this.queue.add("run", data, {
       jobId,
       attempts: this.attempts,

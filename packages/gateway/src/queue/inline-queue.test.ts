@@ -52,6 +52,16 @@ function recordingLogger(lines: Array<{ level: string; message: string }>): Logg
 }
 
 describe("InlineQueue", () => {
+  it("hands the job's trace context to the processor", async () => {
+    const runs = new ScriptedRuns();
+    const queue = new InlineQueue(runs.processor, { concurrency: 1, scheduler: new ManualScheduler() });
+    const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    await queue.enqueue({ ...job(1), traceparent, tracestate: "v=1" });
+    expect(runs.run(0).job).toEqual({ ...job(1), traceparent, tracestate: "v=1" });
+    runs.run(0).outcome.resolve("done");
+    await queue.close({ drainMs: 100 });
+  });
+
   it("runs at most `concurrency` jobs at once and starts the next when one finishes", async () => {
     const runs = new ScriptedRuns();
     const queue = new InlineQueue(runs.processor, { concurrency: 2, scheduler: new ManualScheduler() });

@@ -2,15 +2,16 @@ import { silentLogger, type Logger } from "@hermes/agent";
 import { RunRegistry } from "./run-registry.js";
 import { settlesWithin, timerScheduler, type Scheduler } from "./scheduler.js";
 import { notifySettled } from "./settled-listeners.js";
-import type {
-  AgentRunJob,
-  AgentRunQueue,
-  QueueCloseOptions,
-  RunAbortCause,
-  RunOutcome,
-  RunProcessor,
-  SettledListener,
-  SettledOutcome,
+import {
+  copyAgentRunJob,
+  type AgentRunJob,
+  type AgentRunQueue,
+  type QueueCloseOptions,
+  type RunAbortCause,
+  type RunOutcome,
+  type RunProcessor,
+  type SettledListener,
+  type SettledOutcome,
 } from "./types.js";
 
 export interface InlineQueueOptions {
@@ -77,7 +78,7 @@ export class InlineQueue implements AgentRunQueue {
     }
     if (this.present.has(job.inboundId)) return { enqueued: false };
     this.present.add(job.inboundId);
-    this.pending.push({ job: { inboundId: job.inboundId, sessionKey: job.sessionKey }, failures: 0 });
+    this.pending.push({ job: copyAgentRunJob(job), failures: 0 });
     this.pump();
     return { enqueued: true };
   }

@@ -1,8 +1,13 @@
 /** BullMQ queue that carries agent runs from the gateway to the workers. */
 export const DEFAULT_RUN_QUEUE_NAME = "hermes-runs";
 
-/** One queued agent run: answer the persisted inbound message `inboundId` in session `sessionKey`. */
-export interface AgentRunJob {
+import type { TraceCarrier } from "../tracing/trace-carrier.js";
+
+/**
+ * One queued agent run: answer the persisted inbound message `inboundId` in session `sessionKey`. The W3C trace
+ * context of the message's intake travels with it, so the run's spans join the gateway's trace in any process.
+ */
+export interface AgentRunJob extends TraceCarrier {
   inboundId: number;
   sessionKey: string;
 }
@@ -76,12 +81,33 @@ export function runJobId(inboundId: number): string {
   return `run-${inboundId}`;
 }
 
-/** Narrows data that crossed a process boundary (Redis) back to a job. */
+// W3C Trace Context: version 00's traceparent, and a tracestate within the recommended 512 characters.
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+const MAX_TRACESTATE_LENGTH = 512;
+
+/**
+ * Narrows data that crossed a process boundary (Redis) back to a job. A malformed trace context is dropped rather
+ * than failing the job: losing a span's parent is better than losing someone's answer.
+ */
 export function parseAgentRunJob(value: unknown): AgentRunJob | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const inboundId: unknown = Reflect.get(value, "inboundId");
   const sessionKey: unknown = Reflect.get(value, "sessionKey");
   if (typeof inboundId !== "number" || !Number.isSafeInteger(inboundId)) return undefined;
   if (typeof sessionKey !== "string" || sessionKey.length === 0) return undefined;
-  return { inboundId, sessionKey };
+  return { inboundId, sessionKey, ...parseTraceCarrier(value) };
+}
+
+/** The job's trace context, if it has a valid one; what a queue stores and hands to its processor. */
+export function parseTraceCarrier(value: object): TraceCarrier {
+  const traceparent: unknown = Reflect.get(value, "traceparent");
+  const tracestate: unknown = Reflect.get(value, "tracestate");
+  if (typeof traceparent !== "string" || !TRACEPARENT.test(traceparent) || /^ff|-0{32}-|-0{16}-/.test(traceparent)) return {};
+  if (typeof tracestate === "string" && tracestate.length > 0 && tracestate.length <= MAX_TRACESTATE_LENGTH) return { traceparent, tracestate };
+  return { traceparent };
+}
+
+/** A copy of the job holding only its own fields (callers may pass objects with more). */
+export function copyAgentRunJob(job: AgentRunJob): AgentRunJob {
+  return { inboundId: job.inboundId, sessionKey: job.sessionKey, ...parseTraceCarrier(job) };
 }

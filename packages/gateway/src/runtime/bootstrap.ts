@@ -6,11 +6,14 @@ import type { GatewayConfig } from "../config/gateway-config.js";
 import { loadConfig } from "../config/load-config.js";
 import { configSecrets } from "../config/secrets.js";
 import { createGatewayLogger } from "../logging/create-logger.js";
+import { startTracing, type TracingHandle } from "../tracing/start-tracing.js";
 
 export interface Bootstrapped {
   config: GatewayConfig;
   logger: Logger;
   metrics: MetricsRegistry;
+  /** OTLP trace export when OTEL_EXPORTER_OTLP_ENDPOINT is set; call shutdown() last, to flush buffered spans. */
+  tracing: TracingHandle;
 }
 
 /**
@@ -39,7 +42,8 @@ export async function bootstrap(options: {
     stderr: options.stderr,
     secrets: configSecrets(config),
   });
-  return { ok: true, value: { config, logger, metrics: createMetricsRegistry({ processMetrics: true }) } };
+  const tracing = await startTracing({ env: options.env, serviceName: `hermes-${options.logName}`, logger });
+  return { ok: true, value: { config, logger, metrics: createMetricsRegistry({ processMetrics: true }), tracing } };
 }
 
 /** Prints a start-up problem found after configuration loaded (no model, store unusable, …) and returns exit code 2. */
