@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { bearerMatches } from "../http/bearer-token.js";
 import { GatewayHttpServer } from "../http/http-server.js";
 import { registerHealthRoutes, type HealthRoutes } from "./health.js";
+import type { ReadinessReport } from "./readiness.js";
 
 const servers: GatewayHttpServer[] = [];
 afterEach(async () => {
@@ -38,7 +39,7 @@ describe("health routes", () => {
   it("answers /readyz 200 when ready and 503 with the failing checks otherwise", async () => {
     let ready = true;
     const url = await serve({
-      readiness: async () =>
+      readiness: async (): Promise<ReadinessReport> =>
         ready
           ? { status: "ready", checks: { telegram: { ok: true, detail: "connected" } } }
           : { status: "unready", checks: { telegram: { ok: false, detail: "retrying: 401 Unauthorized" }, store: { ok: true, detail: "writable" } } },
