@@ -36,8 +36,15 @@ afterEach(async () => {
   await fake.close();
 });
 
+const START_PATIENCE_MS = 20_000;
+
 async function startAdapter(reconnectBackoff: ReconnectBackoff = { firstDelayMs: 10, maxDelayMs: 40 }): Promise<PlatformAdapter> {
-  const started = createDiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl }, { logger, attachmentsDir: "/nonexistent", reconnectBackoff });
+  // start() returns at the first state after `connecting`; a generous wait keeps a slow machine from making it return
+  // still connecting, which the assertions right after it do not expect.
+  const started = createDiscordAdapter(
+    { token: fake.token, apiUrl: fake.apiUrl },
+    { logger, attachmentsDir: "/nonexistent", reconnectBackoff, connectTimeoutMs: START_PATIENCE_MS },
+  );
   adapter = started;
   await started.start({ receive: async (message) => void received.push(message), reportStatus: (status) => void statuses.push(status) });
   return started;

@@ -8,6 +8,8 @@ import type { AbortableSleep } from "./receive-with-retry.js";
 let fake: DiscordFake;
 let adapter: PlatformAdapter | undefined;
 let errors: { message: string; fields?: Record<string, unknown> }[];
+/** vi.waitFor gives up after 1 s by default; a loaded machine can take longer to pass a message through the fake. */
+const SLOW_MACHINE = { timeout: 15_000, interval: 20 };
 
 const logger: Logger = {
   ...silentLogger,
@@ -41,7 +43,8 @@ function flakyGateway(failures: number): { receive: (message: InboundMessage) =>
 }
 
 async function startAdapter(receive: (message: InboundMessage) => Promise<void>, sleep: AbortableSleep): Promise<PlatformAdapter> {
-  const started = createDiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl }, { logger, attachmentsDir: "/nonexistent", sleep });
+  // Waits for the session however slow the machine: the tests post messages right after start().
+  const started = createDiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl }, { logger, attachmentsDir: "/nonexistent", sleep, connectTimeoutMs: 20_000 });
   adapter = started;
   await started.start({ receive, reportStatus: () => undefined });
   return started;
@@ -55,7 +58,7 @@ describe("Discord adapter handing messages to the gateway", () => {
     const ada = fake.addUser("ada");
     fake.postDm(ada, "one");
     fake.postDm(ada, "two");
-    await vi.waitFor(() => expect(gateway.saved).toEqual(["one", "two"]));
+    await vi.waitFor(() => expect(gateway.saved).toEqual(["one", "two"]), SLOW_MACHINE);
     expect(pauses).toEqual([500, 1000]);
     expect(fake.sent).toEqual([]);
     expect(errors).toEqual([]);
@@ -69,7 +72,7 @@ describe("Discord adapter handing messages to the gateway", () => {
     fake.postMessage(general, ada, "just chatting");
     const dm = fake.postDm(ada, "please remember this");
     const [notice] = await fake.waitForSent(1);
-    await vi.waitFor(() => expect(errors.filter((e) => e.message === "could not hand a Discord message to the gateway")).toHaveLength(2));
+    await vi.waitFor(() => expect(errors.filter((e) => e.message === "could not hand a Discord message to the gateway")).toHaveLength(2), SLOW_MACHINE);
     await adapter?.stop();
 
     expect(notice).toMatchObject({ channelId: dm.channelId, replyTo: dm.id, content: LOST_MESSAGE_NOTICE });
@@ -86,7 +89,7 @@ describe("Discord adapter handing messages to the gateway", () => {
     };
     const started = await startAdapter(gateway.receive, untilStopped);
     const dm = fake.postDm(fake.addUser("ada"), "hello?");
-    await vi.waitFor(() => expect(pauses).toEqual([500]));
+    await vi.waitFor(() => expect(pauses).toEqual([500]), SLOW_MACHINE);
     await started.stop();
 
     expect(fake.sent.map((m) => [m.channelId, m.replyTo, m.content])).toEqual([[dm.channelId, dm.id, LOST_MESSAGE_NOTICE]]);

@@ -6,6 +6,8 @@ import { createDiscordAdapter } from "./discord-adapter.js";
 
 let fake: DiscordFake;
 let adapter: PlatformAdapter;
+/** vi.waitFor gives up after 1 s by default; a loaded machine can take longer to pass a message through the fake. */
+const SLOW_MACHINE = { timeout: 15_000, interval: 20 };
 
 beforeEach(async () => {
   fake = await startDiscordFake();
@@ -118,7 +120,7 @@ describe("Discord adapter connecting", () => {
       expect(statuses).toEqual([{ state: "connecting" }]);
       fake.releaseHello();
       await fake.waitFor(() => fake.gateway.identifies === 1, "IDENTIFY");
-      await vi.waitFor(() => expect(statuses).toEqual([{ state: "connecting" }, { state: "connected" }]));
+      await vi.waitFor(() => expect(statuses).toEqual([{ state: "connecting" }, { state: "connected" }]), SLOW_MACHINE);
       fake.postDm(fake.addUser("ada"), "made it");
       await fake.waitFor(() => received.length === 1, "the DM to reach the gateway");
       expect(received[0]?.text).toBe("made it");
