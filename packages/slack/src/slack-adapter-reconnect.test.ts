@@ -75,8 +75,9 @@ function callsOf(method: string): number {
   return fake.calls.filter((c) => c.method === method).length;
 }
 
+/** Polls for up to 20 s: a loaded machine can take seconds to reconnect, even with the short test pauses. */
 async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i += 1) {
+  for (let i = 0; i < 2_000; i += 1) {
     if (condition()) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
