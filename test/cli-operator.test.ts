@@ -62,15 +62,22 @@ describe("operator commands", () => {
     expect((await runCli(["sessions", "show", "nope"], { env: env() })).code).toBe(1);
   });
 
-  it("hermes doctor reports each check and fails on an unreachable Redis", async () => {
-    const good = await runCli(["doctor"], { env: { ...env(), HERMES_BASE_URL: "http://127.0.0.1:9/v1", HERMES_MODEL: "local-model" } });
-    expect(good.code).toBe(0);
-    expect(good.stdout).toMatch(/ok\s+state database/);
-    expect(good.stdout).toMatch(/ok\s+model\s+custom\/local-model/);
-    const bad = await runCli(["doctor"], { env: { ...env(), HERMES_MODEL: "anthropic/claude-sonnet-4-5", REDIS_URL: "redis://127.0.0.1:9" } });
-    expect(bad.code).toBe(1);
-    expect(bad.stdout).toMatch(/FAIL\s+model\s+no API key for anthropic/);
-    expect(bad.stdout).toMatch(/FAIL\s+redis\s+not reachable/);
+  it("--json prints only JSON for sessions list/show and pairing list", async () => {
+    const store = await openStore({ file: path.join(home, "state", "state.db") });
+    const { session } = await store.sessions.getOrCreateActive({ key: "agent:main:telegram:dm:7", platform: "telegram", chatId: "7", chatType: "dm", userId: "7", title: "Recipes" });
+    await store.messages.append(session.id, [{ role: "user", content: "Soup ideas?", timestamp: 1 }]);
+    const service = new PairingService({ store: store.pairing, logger: silentLogger });
+    await service.requestCode({ platform: "discord", userId: "55", userName: "Waiting", chatId: "55" });
+    await store.close();
+
+    const list = await runCli(["sessions", "list", "--json"], { env: env() });
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ id: session.id, key: "agent:main:telegram:dm:7", title: "Recipes", messages: 1 })]);
+    const show = await runCli(["sessions", "show", session.id, "--json"], { env: env() });
+    expect(JSON.parse(show.stdout)).toMatchObject({ session: { id: session.id }, usage: { runs: 0 }, messages: [{ role: "user", content: "Soup ideas?" }] });
+    const pairing = await runCli(["pairing", "list", "--json"], { env: env() });
+    expect(pairing.code).toBe(0);
+    expect(JSON.parse(pairing.stdout)).toEqual({ pending: [expect.objectContaining({ platform: "discord", userId: "55", userName: "Waiting" })], approved: [] });
   });
 
   it("prints usage for an unknown command with exit status 2", async () => {

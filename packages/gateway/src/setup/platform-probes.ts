@@ -1,7 +1,7 @@
 import { describeRequestFailure, fail, jsonBody, ok, withoutSecrets, type ProbeDeps, type ProbeResult } from "./probe-result.js";
 
 export const DEFAULT_DISCORD_API_URL = "https://discord.com/api";
-export const DEFAULT_SLACK_API_URL = "https://slack.com/api/";
+export const DEFAULT_SLACK_API_URL = "https://slack.com";
 
 /** Telegram `getMe` with the bot token. */
 export async function probeTelegram(settings: { token: string; apiRoot: string }, deps: ProbeDeps): Promise<ProbeResult> {
@@ -30,7 +30,9 @@ export async function probeDiscord(settings: { token: string; apiUrl?: string },
 
 /** Slack `auth.test` with the bot token, and `apps.connections.open` with the app token when Socket Mode is used. */
 export async function probeSlack(settings: { botToken: string; appToken?: string; apiUrl?: string }, deps: ProbeDeps): Promise<ProbeResult> {
-  const base = (settings.apiUrl ?? DEFAULT_SLACK_API_URL).replace(/\/*$/, "/");
+  // SLACK_API_URL is the site (as for the adapter); the Web API lives under /api/.
+  const site = (settings.apiUrl ?? DEFAULT_SLACK_API_URL).replace(/\/+$/, "");
+  const base = site.endsWith("/api") ? `${site}/` : `${site}/api/`;
   const secrets = [settings.botToken, settings.appToken];
   const auth = await slackCall(deps, base, "auth.test", settings.botToken);
   if (!auth.ok) return fail(withoutSecrets(`SLACK_BOT_TOKEN: ${auth.error}`, secrets));
