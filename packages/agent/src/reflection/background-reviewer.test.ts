@@ -4,7 +4,8 @@ import { fauxAssistantMessage, registerFauxProvider, type AssistantMessage, type
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseEntries } from "../memory/memory-entries.js";
 import { MemoryManager } from "../memory/memory-manager.js";
-import { SpanStatusCode } from "@opentelemetry/api";
+import { context, SpanStatusCode } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { idOf, parentIdOf, recordingTracer, type RecordingTracer } from "../observability/tracer.fixture.js";
 import { SkillCatalog } from "../skills/skill-cache.js";
@@ -259,6 +260,25 @@ describe("BackgroundReviewer reviews", () => {
     expect(await fs.readdir(local).catch(() => [])).toEqual([]);
     expect(traces()[0]?.map((span) => span.name)).toEqual(["background_reflection", "audit", "learning_record"]);
     expect(traces()[0]?.[2]?.attributes).toMatchObject({ "hermes.reflection.learnings.recorded": 1, "hermes.reflection.learnings.secrets": 1 });
+  });
+
+  it("traces a review as a trace of its own, linked to the run span that was active when it was scheduled", async () => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    try {
+      const subject = reviewer({ turnNudgeInterval: 1, modes: ["combined"] });
+      const runSpan = recorder.tracer.startActiveSpan("hermes.run", (span) => {
+        turn(subject, smallTalk());
+        span.end();
+        return span;
+      });
+      await subject.idle();
+      const [review] = recorder.spans().filter((span) => span.name === "background_reflection");
+      expect(review && parentIdOf(review)).toBeUndefined();
+      expect(review?.spanContext().traceId).not.toBe(runSpan.spanContext().traceId);
+      expect(review?.links.map((link) => link.context.spanId)).toEqual([runSpan.spanContext().spanId]);
+    } finally {
+      context.disable();
+    }
   });
 
   it("makes no model call when no framework is relevant", async () => {
