@@ -55,7 +55,7 @@ export function parseGroupArgs(group: GroupSpec, args: readonly string[]): Invoc
 function describeParseError(error: unknown): string {
   if (!(error instanceof TypeError)) return String(error);
   const code = (error as TypeError & { code?: string }).code;
-  const option = /'(-[^' ]+)/.exec(error.message)?.[1];
+  const option = /'(?:-\w, )?(-[^' ]+)/.exec(error.message)?.[1];
   if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `Unknown option ${option ?? error.message}.`;
   if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
     return /argument missing/.test(error.message) ? `${option ?? "The option"} needs a value.` : `${option ?? "The option"} takes no value.`;
