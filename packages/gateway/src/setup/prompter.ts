@@ -29,10 +29,11 @@ export async function clackPrompter(streams: { input: NodeJS.ReadableStream; out
     success: (text) => clack.log.success(text, io),
     text: async (question) => settled<string>(await clack.text({ ...io, message: question.message, placeholder: question.placeholder, initialValue: question.initialValue, validate: validator(question.validate) })),
     password: async (question) => settled<string>(await clack.password({ ...io, message: question.message, validate: validator(question.validate) })),
+    // The answer is one of the options given, all of type T; clack cannot carry T through its option type.
     select: async <T extends string>(question: { message: string; options: ReadonlyArray<{ value: T; label: string; hint?: string }>; initialValue?: T }) =>
-      settled<T>(await clack.select<T>({ ...io, message: question.message, options: question.options.map((option) => ({ ...option })) as never, initialValue: question.initialValue })),
+      settled<string>(await clack.select<string>({ ...io, message: question.message, options: question.options.map((option) => ({ ...option })), initialValue: question.initialValue })) as T | undefined,
     multiselect: async <T extends string>(question: { message: string; options: ReadonlyArray<{ value: T; label: string; hint?: string }> }) =>
-      settled<T[]>(await clack.multiselect<T>({ ...io, message: question.message, options: question.options.map((option) => ({ ...option })) as never, required: false })),
+      settled<string[]>(await clack.multiselect<string>({ ...io, message: question.message, options: question.options.map((option) => ({ ...option })), required: false })) as T[] | undefined,
     confirm: async (question) => settled<boolean>(await clack.confirm({ ...io, message: question.message, initialValue: question.initialValue })),
     during: async (message, work) => {
       const spin = clack.spinner({ output: io.output });
