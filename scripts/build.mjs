@@ -2,7 +2,7 @@
 // Compiles every workspace's src/ to dist/ (one JavaScript file per TypeScript file, same folder layout), so the
 // processes start on plain JavaScript instead of transpiling on every start. Type-checking is `npm run typecheck`;
 // this step only strips types, which takes well under a second. Runs from `prepare` (npm ci) and before `npm test`.
-import { cp, readdir, rm } from "node:fs/promises";
+import { cp, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -20,11 +20,13 @@ async function filesUnder(dir) {
 async function buildWorkspace(dir) {
   const src = path.join(dir, "src");
   const dist = path.join(dir, "dist");
+  // Built beside dist/ and swapped in at the end, so a process starting meanwhile never finds half a build.
+  const next = path.join(dir, ".dist-next");
   const files = (await filesUnder(src)).filter((file) => !isTest(file));
-  await rm(dist, { recursive: true, force: true });
+  await rm(next, { recursive: true, force: true });
   await build({
     entryPoints: files.filter((file) => file.endsWith(".ts")),
-    outdir: dist,
+    outdir: next,
     outbase: src,
     format: "esm",
     platform: "node",
@@ -34,8 +36,13 @@ async function buildWorkspace(dir) {
   });
   // Data read at run time next to the code (e.g. reflection frameworks) travels with it.
   for (const file of files.filter((name) => !name.endsWith(".ts"))) {
-    await cp(file, path.join(dist, path.relative(src, file)));
+    await cp(file, path.join(next, path.relative(src, file)));
   }
+  const old = path.join(dir, ".dist-old");
+  await rm(old, { recursive: true, force: true });
+  await rename(dist, old).catch(() => undefined);
+  await rename(next, dist);
+  await rm(old, { recursive: true, force: true });
 }
 
 const started = Date.now();

@@ -9,6 +9,7 @@ import { fauxAssistantMessage, fauxToolCall, registerFauxProvider, type Message 
 import { HermesAgent, repairHistory, ToolRegistry, defineTool } from "@hermes/agent";
 import { Type } from "@sinclair/typebox";
 import { chunkingBenchmark, gatewayThroughputBenchmark } from "./gateway-bench.js";
+import { cliHelpBenchmark } from "./cli-help-bench.js";
 import { startupBenchmark } from "./startup-bench.js";
 
 interface Figure {
@@ -121,6 +122,7 @@ async function main(): Promise<void> {
     record(chunkingBenchmark());
     for (const figure of await gatewayThroughputBenchmark()) record(figure);
     for (const figure of await startupBenchmark()) record(figure);
+    for (const figure of await cliHelpBenchmark()) record(figure);
   } finally {
     await rm(stateDir, { recursive: true, force: true });
   }
