@@ -15,7 +15,7 @@ export interface OperatorIo {
 
 /** Runs an operator command against the state database the gateway uses, closing it afterwards. */
 async function withStateStore(io: OperatorIo, run: (store: Store, logger: Logger) => Promise<number>): Promise<number> {
-  const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.stderr, logName: "cli" });
+  const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.stderr, logName: "cli", traces: false });
   if (!boot.ok) return boot.exitCode;
   const { config, logger } = boot.value;
   const opened = await tryOpenStore({ file: config.paths.stateDb, logger });
@@ -41,7 +41,7 @@ export function sessionsCommand(command: ParsedCommand, io: OperatorIo): Promise
 
 /** `hermes hooks …`: list, enable, disable, install and test hooks; the running gateway picks changes up by itself. */
 export async function hooksCommand(command: ParsedCommand, io: OperatorIo): Promise<number> {
-  const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.stderr, logName: "cli" });
+  const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.stderr, logName: "cli", traces: false });
   if (!boot.ok) return boot.exitCode;
   return executeHooksCommand(command, { stdout: io.stdout, stderr: io.stderr, bundledDir: BUNDLED_HOOKS_DIR, home: boot.value.config.home, logger: silentLogger, cwd: io.cwd });
 }

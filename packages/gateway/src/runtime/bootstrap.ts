@@ -8,6 +8,8 @@ import { configSecrets } from "../config/secrets.js";
 import { createGatewayLogger } from "../logging/create-logger.js";
 import { startTracing, type TracingHandle } from "../tracing/start-tracing.js";
 
+const NO_TRACING: TracingHandle = { exporting: false, shutdown: async () => undefined };
+
 export interface Bootstrapped {
   config: GatewayConfig;
   logger: Logger;
@@ -26,6 +28,8 @@ export async function bootstrap(options: {
   stderr: NodeJS.WritableStream;
   logName: string;
   stderrLevel?: LogLevel;
+  /** Export traces when OTEL_* asks for it (default); short operator commands have nothing to trace. */
+  traces?: boolean;
 }): Promise<{ ok: true; value: Bootstrapped } | { ok: false; exitCode: number }> {
   const loaded = await loadConfig({ env: options.env, cwd: options.cwd, homeDir: os.homedir(), knownTools: ALL_TOOL_NAMES, defaultTools: DEFAULT_TOOL_NAMES });
   for (const warning of loaded.warnings) options.stderr.write(`warning: ${warning}\n`);
@@ -42,7 +46,7 @@ export async function bootstrap(options: {
     stderr: options.stderr,
     secrets: configSecrets(config),
   });
-  const tracing = await startTracing({ env: options.env, serviceName: `hermes-${options.logName}`, logger });
+  const tracing = options.traces === false ? NO_TRACING : await startTracing({ env: options.env, serviceName: `hermes-${options.logName}`, logger });
   return { ok: true, value: { config, logger, metrics: createMetricsRegistry({ processMetrics: true }), tracing } };
 }
 
