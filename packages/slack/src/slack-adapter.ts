@@ -182,7 +182,8 @@ export class SlackAdapter implements PlatformAdapter {
     const clientOptions = { slackApiUrl: webApiUrlFor(this.settings.apiUrl), retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 30_000 };
     const identifying = new webApi.WebClient(this.settings.botToken, { ...clientOptions, logger: run.boltLogger });
     const bot = await identifyBotUntilAccepted(identifying, { ...run, retry: this.retry, now: this.now, onFailure: run.settleFirst });
-    if (!bot) return;
+    // Also when stop() came while auth.test was answered: no connection may be opened after stop.
+    if (!bot || run.signal.aborted) return;
     this.bot = { userId: bot.userId, name: this.deps.botName ?? bot.name };
     const app = new App({
       token: this.settings.botToken,

@@ -139,6 +139,8 @@ export class TelegramAdapter implements PlatformAdapter {
     } catch (error) {
       return signal.aborted ? { kind: "stopped" } : { kind: "failed", failure: describeApiFailure(error) };
     }
+    // stop() may have come while the last call was answered: a stopped adapter must not take updates again.
+    if (signal.aborted) return { kind: "stopped" };
     this.handler = this.createHandler(bot, context);
     this.logger.info("connected to Telegram", { bot: bot.username, mode: this.settings.webhook ? "webhook" : "long polling" });
     if (this.settings.webhook) health.succeeded();
