@@ -145,6 +145,23 @@ describe("retention", () => {
     }
   });
 
+  it("keeps a long-idle conversation whose new message is still being answered", async () => {
+    const { store } = await fixtures.openNew();
+    const { session: idle } = await store.sessions.getOrCreateActive(dmSession("carol"));
+    await store.messages.append(idle.id, conversation("hello", "hi"));
+    const { session: done } = await store.sessions.getOrCreateActive(dmSession("dave"));
+    await store.messages.append(done.id, conversation("hello", "hi"));
+    await store.inbound.recordIfNew({ platform: "telegram", messageId: "finished", sessionKey: done.key, payload: "{}", status: "answered" });
+
+    fixtures.advance(100 * DAY_MS);
+    await store.inbound.recordIfNew({ platform: "telegram", messageId: "in-work", sessionKey: idle.key, payload: "{}", status: "running" });
+
+    const counts = await store.retention.prune({ now: fixtures.now(), days: 30, historyDays: 90 });
+    expect(counts).toMatchObject({ sessions: 1, messages: 2 });
+    expect(await store.sessions.get(idle.id)).toBeDefined();
+    expect(await store.sessions.get(done.id)).toBeUndefined();
+  });
+
   it("rejects a window that is not a positive number of days", async () => {
     const { store } = await fixtures.openNew();
     await expect(store.retention.prune({ now: fixtures.now(), days: 0 })).rejects.toThrow(/days must be a positive integer/);

@@ -39,6 +39,7 @@ export interface RetentionRepository {
  */
 const FINISHED_INBOUND: InboundStatus[] = ["answered", "failed", "cancelled", "ignored"];
 const FINISHED_DELIVERIES = ["sent", "failed"];
+const UNFINISHED_INBOUND: InboundStatus[] = ["received", "queued", "running"];
 
 const BATCH = 500;
 const SESSION_BATCH = 50;
@@ -128,7 +129,16 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
     while (signal?.aborted !== true) {
       const batch = exec.write(() => {
         const ids = exec
-          .all(db.selectFrom("sessions").select("id").where("updated_at", "<", cutoff).orderBy("id").limit(SESSION_BATCH))
+          .all(
+            db
+              .selectFrom("sessions")
+              .select("id")
+              .where("updated_at", "<", cutoff)
+              // A long-idle conversation that just got a message is in use: its run appends to it when it finishes.
+              .where("key", "not in", (eb) => eb.selectFrom("inbound").select("session_key").where("status", "in", UNFINISHED_INBOUND).where("session_key", "is not", null))
+              .orderBy("id")
+              .limit(SESSION_BATCH),
+          )
           .map((row) => row.id);
         if (ids.length === 0) return { sessions: 0, messages: 0 };
         const deletedMessages = exec.run(db.deleteFrom("messages").where("session_id", "in", ids)).changes;
