@@ -6,6 +6,7 @@ import { silentLogger, type HermesAgent, type HermesAgentResult, type Logger } f
 import { openStore, type Store } from "@hermes/store";
 import { trace } from "@opentelemetry/api";
 import { InMemorySessionLock } from "../queue/session-lock.js";
+import { InboundTraceIndex } from "../tracing/inbound-trace-index.js";
 import { recordSpansGlobally } from "../tracing/span-recorder.fixture.js";
 import { currentTraceCarrier } from "../tracing/trace-carrier.js";
 import { createRunProcessor, type SessionLease } from "./run-processor.js";
@@ -89,6 +90,45 @@ describe("run processor", () => {
       expect(activeInAgent).toBe(run?.spanContext().spanId);
       expect(run?.attributes).toMatchObject({ "messaging.message.id": `run-${id}`, "hermes.inbound_id": id, "hermes.run.outcome": "answered" });
       expect(bindings).toContainEqual({ runId: `run-${id}`, sessionKey: key, inboundId: id, traceId: run?.spanContext().traceId });
+    } finally {
+      await recorder.stop();
+    }
+  });
+
+  it("puts a message answered in another message's job into its own intake's trace when this process received it", async () => {
+    const recorder = recordSpansGlobally();
+    try {
+      const first = await queued("hello", "m1");
+      const second = await queued("and another thing", "m2");
+      const inboundTraces = new InboundTraceIndex();
+      const receive = (inboundId: number) =>
+        trace.getTracer("test").startActiveSpan(`receive ${inboundId}`, (span) => {
+          inboundTraces.remember(inboundId, span.spanContext());
+          const injected = currentTraceCarrier();
+          span.end();
+          return injected;
+        });
+      const carrier = receive(first);
+      receive(second);
+      const process = createRunProcessor({
+        store,
+        lock: new InMemorySessionLock(),
+        agentFor: async () => fakeAgent(async (text) => ok(`re: ${text}`)),
+        hooks,
+        sessionScope: DEFAULT_SESSION_SCOPE,
+        logger: silentLogger,
+        inboundTraces,
+      });
+      await process({ inboundId: first, sessionKey: key, ...carrier }, { signal: new AbortController().signal });
+
+      const runs = recorder.named("hermes.run");
+      expect(runs).toHaveLength(2);
+      for (const id of [first, second]) {
+        const [intake] = recorder.named(`receive ${id}`);
+        const run = runs.find((span) => span.attributes["hermes.inbound_id"] === id);
+        expect(run?.parentSpanContext?.spanId).toBe(intake?.spanContext().spanId);
+        expect(run?.spanContext().traceId).toBe(intake?.spanContext().traceId);
+      }
     } finally {
       await recorder.stop();
     }

@@ -1,9 +1,10 @@
 import type { ContextCompressor, HermesAgent, HermesAgentResult, Logger } from "@hermes/agent";
 import type { Message } from "@mariozechner/pi-ai";
-import { ROOT_CONTEXT, SpanKind, trace, type Context, type Span } from "@opentelemetry/api";
+import { SpanKind, trace, type Context, type Span } from "@opentelemetry/api";
 import type { InboundRecord, NewDelivery, Store } from "@hermes/store";
 import { RunAbortedError, runJobId, type AgentRunJob } from "../queue/types.js";
 import { errorMessageOf, errorTypeOf, GATEWAY_SPAN_NAMES, gatewayTracer, markSpanFailed } from "../tracing/gateway-tracer.js";
+import { processInboundTraces, type InboundTraceIndex } from "../tracing/inbound-trace-index.js";
 import { contextFromCarrier } from "../tracing/trace-carrier.js";
 import { agentInputFor } from "./agent-input.js";
 import { hookCallbacks } from "./hook-callbacks.js";
@@ -33,6 +34,8 @@ export interface RunProcessorOptions {
   logger: Logger;
   leaseMs?: number;
   now?: () => number;
+  /** Traces of messages received in this process (default: the process's index), for runs whose job is another's. */
+  inboundTraces?: InboundTraceIndex;
 }
 
 /** How one message's run ended, as its span reports it. */
@@ -64,8 +67,10 @@ export function createRunProcessor(options: RunProcessorOptions) {
         if (signal.aborted) break;
         const next = await options.store.inbound.claimNext(job.sessionKey);
         if (!next) break;
-        // Only the job's own message comes with its intake's trace context; others answered here start their own.
-        await runTraced(next, signal, next.id === job.inboundId ? contextFromCarrier(job) : ROOT_CONTEXT);
+        // Only the job's own message comes with its intake's trace context. A message that arrived meanwhile and is
+        // answered in this loop finds its trace in the intake's index when the intake is this process (embedded mode).
+        const fromJob = next.id === job.inboundId && job.traceparent !== undefined;
+        await runTraced(next, signal, fromJob ? contextFromCarrier(job) : (options.inboundTraces ?? processInboundTraces).contextFor(next.id));
       }
     } finally {
       guard.stop();
