@@ -1,4 +1,5 @@
 import type { Logger } from "@hermes/agent";
+import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { startRedis, type TestRedis } from "../../../../test/support/redis-server.js";
 import { RedisProbe } from "./redis-probe.js";
@@ -45,6 +46,22 @@ describe("RedisProbe", () => {
     const down = await probe.check();
     expect(down.detail).toMatch(new RegExp(`^${where} .*ECONNREFUSED`));
     expect(lines).toEqual(["warn redis unreachable; readiness reports it until it answers"]);
+  });
+
+  it("gives up on a PING that Redis does not answer instead of leaving it pending", async () => {
+    const redis: TestRedis = await startRedis();
+    cleanups.push(() => redis.stop());
+    const probe = new RedisProbe(redis.url, recordingLogger([]));
+    cleanups.push(() => probe.close());
+    await eventually(async () => (await probe.check()).ok, "the first PONG");
+
+    const pauser = new Redis(redis.url);
+    cleanups.push(() => pauser.disconnect());
+    // Every client's commands wait, PINGs included, as with a Redis that is stuck.
+    await pauser.call("CLIENT", "PAUSE", "4000", "ALL");
+    const paused = await probe.check();
+    expect(paused.ok).toBe(false);
+    expect(paused.detail).toMatch(/timed out/i);
   });
 
   it("never leaks the URL's password", async () => {

@@ -1,6 +1,6 @@
 import type { Logger } from "@hermes/agent";
 import { Redis } from "ioredis";
-import type { CheckResult, ReadinessCheck } from "./readiness.js";
+import { CHECK_TIMEOUT_MS, type CheckResult, type ReadinessCheck } from "./readiness.js";
 
 /**
  * A Redis connection of its own for readiness: commands fail at once while it is down (no offline queue, no
@@ -19,6 +19,8 @@ export class RedisProbe {
       connectionName: "hermes-readiness",
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
+      // A Redis that accepts but never answers (paused, overloaded) would otherwise keep every probe's PING pending.
+      commandTimeout: CHECK_TIMEOUT_MS,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
     });
     this.redis.on("error", (error: Error) => {
