@@ -13,6 +13,8 @@ export interface GatewayHealthOptions {
   redisUrl?: string;
   metrics: GatewayMetrics;
   logger: Logger;
+  /** Masked in the platforms' errors, which /healthz and /readyz serve. */
+  secrets?: readonly string[];
   isStopping: () => boolean;
   now?: () => number;
 }
@@ -28,7 +30,7 @@ export interface GatewayHealth {
 export function createGatewayHealth(options: GatewayHealthOptions): GatewayHealth {
   const now = options.now ?? Date.now;
   const started = now();
-  const platforms = new PlatformHealth({ platforms: options.platforms, logger: options.logger, up: options.metrics.adapterUp, now });
+  const platforms = new PlatformHealth({ platforms: options.platforms, logger: options.logger, up: options.metrics.adapterUp, secrets: options.secrets, now });
   const redis = options.redisUrl === undefined ? undefined : new RedisProbe(options.redisUrl, options.logger);
   const checks: Record<string, ReadinessCheck> = {
     ...Object.fromEntries(options.platforms.map((platform) => [platform, platformCheck(platforms, platform)])),

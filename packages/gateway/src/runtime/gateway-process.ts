@@ -6,6 +6,7 @@ import { authorize } from "../auth/authorize.js";
 import { isAllowlisted } from "../auth/allowlist.js";
 import { PairingService } from "../auth/pairing-service.js";
 import type { ConfigIssue } from "../config/errors.js";
+import { configSecrets } from "../config/secrets.js";
 import type { GatewayConfig } from "../config/gateway-config.js";
 import type { PlatformAdapter } from "../core/adapter.js";
 import { Gateway, type AuthorizationResult } from "../core/gateway.js";
@@ -73,7 +74,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const adapters = new Map(options.adapters.map((adapter) => [adapter.platform, adapter]));
   let stopping = false;
   // Only a served /readyz needs a Redis probe of its own; the terminal chat opens none.
-  const health = createGatewayHealth({ platforms: [...adapters.keys()], store, mode, redisUrl: options.http ? config.redisUrl : undefined, metrics, logger, isStopping: () => stopping });
+  const health = createGatewayHealth({ platforms: [...adapters.keys()], store, mode, redisUrl: options.http ? config.redisUrl : undefined, metrics, logger, secrets: configSecrets(config), isStopping: () => stopping });
   const typing = new TypingTracker({ adapters, logger });
   const delivery = new DeliveryService({
     store: store.deliveries,

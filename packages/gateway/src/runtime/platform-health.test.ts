@@ -86,4 +86,20 @@ describe("PlatformHealth", () => {
     ]);
     expect(lines[1]?.fields).toMatchObject({ platform: "discord", from: "connected" });
   });
+
+  it("masks configured secrets in the error it serves and logs", () => {
+    const lines: LogLine[] = [];
+    const token = "123456:secret-bot-token-value";
+    const health = new PlatformHealth({
+      platforms: ["telegram"],
+      logger: recordingLogger(lines),
+      up: createMetricsRegistry().gauge("adapter_up", "Up.", { labelNames: ["platform"] }),
+      secrets: [token],
+    });
+    health.report("telegram", { state: "retrying", error: `request to http://127.0.0.1:9/bot${token}/getUpdates failed` });
+
+    expect(health.get("telegram")?.lastError).toBe("request to http://127.0.0.1:9/bot[REDACTED]/getUpdates failed");
+    expect(JSON.stringify(health.snapshot())).not.toContain(token);
+    expect(JSON.stringify(lines)).not.toContain(token);
+  });
 });

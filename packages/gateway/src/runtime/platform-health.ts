@@ -1,4 +1,4 @@
-import type { Gauge, Logger } from "@hermes/agent";
+import { redactSecrets, type Gauge, type Logger } from "@hermes/agent";
 import type { AdapterState, AdapterStatus } from "../core/adapter.js";
 
 /** One platform's connection as /healthz and /readyz show it. */
@@ -17,6 +17,8 @@ export interface PlatformHealthOptions {
   logger: Logger;
   /** `hermes_adapter_up{platform}`: 1 while connected, 0 otherwise. */
   up: Gauge;
+  /** Configured secret values: an adapter's error text is served unauthenticated by /healthz and /readyz. */
+  secrets?: readonly string[];
   now?: () => number;
 }
 
@@ -29,9 +31,11 @@ export class PlatformHealth {
   private readonly logger: Logger;
   private readonly up: Gauge;
   private readonly now: () => number;
+  private readonly secrets: readonly string[];
 
   constructor(options: PlatformHealthOptions) {
     this.logger = options.logger;
+    this.secrets = options.secrets ?? [];
     this.up = options.up;
     this.now = options.now ?? Date.now;
     for (const platform of options.platforms) {
@@ -42,7 +46,7 @@ export class PlatformHealth {
 
   report(platform: string, status: AdapterStatus): void {
     const previous = this.entries.get(platform);
-    const error = typeof status.error === "string" && status.error !== "" ? status.error : undefined;
+    const error = typeof status.error === "string" && status.error !== "" ? redactSecrets(status.error, this.secrets) : undefined;
     const changed = previous === undefined || previous.state !== status.state;
     const entry: PlatformHealthEntry = {
       state: status.state,
