@@ -1,6 +1,6 @@
 import type { Usage } from "@mariozechner/pi-ai";
 import { describe, it, expect } from "vitest";
-import { createAgentMetrics, recordLlmCall } from "./agent-metrics.js";
+import { MAX_MODEL_LABELS, createAgentMetrics, recordLlmCall } from "./agent-metrics.js";
 import { createMetricsRegistry } from "./metrics.js";
 
 function usage(input: number, output: number, cacheRead: number, cacheWrite: number, cost: number): Usage {
@@ -78,5 +78,20 @@ describe("recordLlmCall", () => {
     const text = await registry.renderPrometheus();
     expect(text).toContain('hermes_agent_llm_calls_total{provider="custom",model="m"} 1\n');
     expect(text).toContain('hermes_llm_tokens_total{direction="input",model="m"} 0\n');
+  });
+
+  it("keeps the model label bounded when people name many models", async () => {
+    const registry = createMetricsRegistry();
+    const metrics = createAgentMetrics(registry);
+    for (let index = 0; index < MAX_MODEL_LABELS + 5; index += 1) recordLlmCall(metrics, { provider: "openai", id: `typed-${index}` }, usage(1, 1, 0, 0, 0));
+    recordLlmCall(createAgentMetrics(registry), { provider: "openai", id: "typed-0" }, usage(1, 1, 0, 0, 0));
+
+    const text = await registry.renderPrometheus();
+    const models = new Set([...text.matchAll(/hermes_llm_cost_usd_total\{model="([^"]*)"\}/g)].map((match) => match[1]));
+    expect(models.size).toBe(MAX_MODEL_LABELS + 1);
+    expect(models.has("other")).toBe(true);
+    expect(models.has(`typed-${MAX_MODEL_LABELS}`)).toBe(false);
+    expect(text).toContain('hermes_agent_llm_calls_total{provider="openai",model="typed-0"} 2\n');
+    expect(text).toContain('hermes_agent_llm_calls_total{provider="openai",model="other"} 5\n');
   });
 });
