@@ -1,4 +1,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -168,5 +170,20 @@ describe("honest health of a worker (HERMES_WORKER_HTTP_PORT)", () => {
     expect(unready.checks.redis?.detail).toContain(redis.url.replace("redis://", ""));
     expect(unready.checks.store).toEqual({ ok: true, detail: "writable" });
     expect((await get(`${url}/healthz`)).status).toBe(200);
+  }, 60_000);
+
+  it("exits 2 naming HERMES_WORKER_HTTP_PORT when that port is taken", async () => {
+    const redis: TestRedis = await startRedis();
+    cleanups.push(() => redis.stop());
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+    const port = (blocker.address() as AddressInfo).port;
+    const worker = startApp("worker", { ...baseEnv(), REDIS_URL: redis.url, HERMES_WORKER_HTTP_PORT: String(port) });
+    apps.push(worker);
+    expect((await worker.exited).code).toBe(2);
+    expect(worker.stderr()).toContain("HERMES_WORKER_HTTP_PORT");
+    expect(worker.stderr()).toContain(`127.0.0.1:${port} is already in use`);
+    expect(worker.stderr()).not.toContain("unexpected failure");
   }, 60_000);
 });

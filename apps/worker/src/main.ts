@@ -4,6 +4,7 @@ import {
   BUNDLED_HOOKS_DIR,
   BullMqWorkerHost,
   GatewayHttpServer,
+  listenIssue,
   HookRegistry,
   RedisSessionLock,
   bootstrap,
@@ -67,12 +68,29 @@ async function main(): Promise<number> {
 
   let http: GatewayHttpServer | undefined;
   let stopping = false;
+  /** Runs still going after `drainMs` are handed back to the queue for another worker. */
+  const release = async (drainMs: number): Promise<void> => {
+    stopping = true;
+    await host.close({ drainMs });
+    await http?.stop();
+    health?.close();
+    unwatchHooks();
+    await pool.shutdown();
+    lockConnection.disconnect();
+    await store.close();
+  };
   const health = config.workerHttpPort === undefined ? undefined : createWorkerHealth({ store, redisUrl: config.redisUrl, model: config.model?.model, host, logger, isStopping: () => stopping });
   if (config.workerHttpPort !== undefined && health) {
     http = new GatewayHttpServer({ host: config.http.host, port: config.workerHttpPort, logger });
     registerHealthRoutes(http, { health: () => health.health(), readiness: () => health.readiness(), metrics, metricsToken: config.metricsToken });
-    const address = await http.start();
-    logger.info("worker http listening", { url: `http://${address.host}:${address.port}` });
+    try {
+      const address = await http.start();
+      logger.info("worker http listening", { url: `http://${address.host}:${address.port}` });
+    } catch (error) {
+      http = undefined;
+      await release(0);
+      return reportIssue(process.stderr, listenIssue(error, "HERMES_WORKER_HTTP_PORT", { host: config.http.host, port: config.workerHttpPort }));
+    }
   }
   logger.info("worker started", { concurrency: config.workers });
 
@@ -82,15 +100,7 @@ async function main(): Promise<number> {
       resolve();
     });
   });
-  stopping = true;
-  // Runs still going after the drain time are handed back to the queue for another worker.
-  await host.close({ drainMs: 10_000 });
-  await http?.stop();
-  health?.close();
-  unwatchHooks();
-  await pool.shutdown();
-  lockConnection.disconnect();
-  await store.close();
+  await release(10_000);
   logger.info("worker stopped");
   await tracing.shutdown();
   return 0;

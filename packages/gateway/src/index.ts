@@ -50,6 +50,7 @@ export { RedisProbe } from "./runtime/redis-probe.js";
 export { createWorkerHealth, type WorkerHealthEndpoints, type WorkerHealthOptions } from "./runtime/health-worker.js";
 export { ConsoleAdapter, CONSOLE_CHAT_ID, type ConsoleAdapterOptions } from "./console/console-adapter.js";
 export { GatewayHttpServer, type HttpServerOptions } from "./http/http-server.js";
+export { listenIssue } from "./http/listen-issue.js";
 export { Gateway, type GatewayOptions, type AuthorizationResult } from "./core/gateway.js";
 export { createRunProcessor, type RunProcessorOptions } from "./core/run-processor.js";
 export { sessionKeyFor, isSharedSession, DEFAULT_SESSION_SCOPE, type SessionScopeSettings } from "./core/session-key.js";
@@ -60,6 +61,7 @@ export type { PlatformAdapter, AdapterContext, AdapterState, AdapterStatus, Outb
 export { chunkMarkdown } from "./outbound/chunk-markdown.js";
 export { DeliveryService, type DeliveryServiceOptions } from "./outbound/delivery-service.js";
 export { TypingTracker } from "./outbound/typing-tracker.js";
+export { abortableSleep, cappedBackoffMs, type AbortableSleep, type BackoffJitter, type BackoffSchedule } from "./retry/retry-timing.js";
 export * from "./queue/index.js";
 export type { GatewayEvent, HookOutcome, HookPort, GatewayStore, RunQueuePort, DeliveryPort, TypingPort } from "./core/ports.js";
 export { resolveModelName } from "./agent/model-names.js";

@@ -1,7 +1,6 @@
 import { promises as fs, type Dirent } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { tsImport } from "tsx/esm/api";
 import { errorCode } from "../builtin-tools/fs-errors.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
 import { isMemoryProvider, isMemoryProviderClass, type MemoryProvider, type MemoryProviderContext } from "./memory-provider.js";
@@ -132,7 +131,11 @@ async function loadPlugin(
 
 async function importPlugin(file: string): Promise<unknown> {
   const url = pathToFileURL(file).href;
-  if (file.endsWith(".ts")) return tsImport(url, import.meta.url);
+  if (file.endsWith(".ts")) {
+    // tsx only when a TypeScript provider exists, so start-up does not load it otherwise.
+    const { tsImport } = await import("tsx/esm/api");
+    return tsImport(url, import.meta.url);
+  }
   return import(url);
 }
 

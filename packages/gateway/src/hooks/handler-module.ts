@@ -2,7 +2,6 @@ import { readFile, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { tsImport } from "tsx/esm/api";
 
 /** The handler file names a hook folder may hold, in the order one is chosen when several exist. */
 export const HANDLER_FILE_NAMES = ["handler.js", "handler.mjs", "handler.ts"] as const;
@@ -64,9 +63,12 @@ export async function importHandlerModule(file: string, format: ModuleFormat): P
     case "esm":
       // ESM modules cannot be evicted from the cache; a new URL per file version loads the edited code.
       return import(`${pathToFileURL(file).href}?version=${encodeURIComponent(version)}`);
-    case "typescript":
+    case "typescript": {
+      // Loaded on first use: most deployments have no TypeScript hooks and should not pay for tsx at start-up.
+      const { tsImport } = await import("tsx/esm/api");
       // tsImport loads into a fresh namespace on each call, so an edited file is picked up as well.
       return tsImport(pathToFileURL(file).href, { parentURL: import.meta.url, tsconfig: false });
+    }
   }
 }
 

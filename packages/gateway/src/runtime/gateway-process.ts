@@ -14,6 +14,7 @@ import type { InboundMessage } from "../core/inbound.js";
 import { BUNDLED_HOOKS_DIR, HookRegistry } from "../hooks/index.js";
 import type { HookPort } from "../core/ports.js";
 import { GatewayHttpServer } from "../http/http-server.js";
+import { listenIssue } from "../http/listen-issue.js";
 import { DeliveryService } from "../outbound/delivery-service.js";
 import { TypingTracker } from "../outbound/typing-tracker.js";
 import { startAdapters } from "./adapter-start.js";
@@ -173,9 +174,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
       httpAddress = await http.start();
     } catch (error) {
       await releaseAll(0);
-      const code = (error as NodeJS.ErrnoException).code;
-      const why = code === "EADDRINUSE" ? "is already in use" : code === "EACCES" ? "needs privileges this process does not have" : `cannot be opened (${error instanceof Error ? error.message : String(error)})`;
-      return { ok: false, issue: { setting: "HERMES_HTTP_PORT", message: `${config.http.host}:${config.http.port} ${why}` } };
+      return { ok: false, issue: listenIssue(error, "HERMES_HTTP_PORT", config.http) };
     }
   }
 
