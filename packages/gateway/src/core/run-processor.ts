@@ -105,7 +105,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
       // The agent's own span says why (error.type is the provider error's class); this one says the run failed.
       if (end === "failed") markSpanFailed(span, "run_failed", "the agent could not answer");
     } catch (error) {
-      logger.error("run failed", { error: errorMessageOf(error) });
+      logger.error("run failed", { error });
       markSpanFailed(span, errorTypeOf(error), errorMessageOf(error));
       if (handedOver(signal)) end = "interrupted";
       else {
@@ -123,7 +123,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
       const done = await options.store.completeRun({ inboundId: record.id, sessionId: session.id, messages: [], deliveries: [reply(record, message, CRASH_REPLY)], status: "failed" });
       if (done.ok) return;
     } catch (error) {
-      logger.error("could not record the failed run", { error: errorMessageOf(error) });
+      logger.error("could not record the failed run", { error });
     }
     await options.store.inbound.setStatus(record.id, "failed");
   }
@@ -139,7 +139,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     const agent = await options.agentFor(session.model).catch((error: unknown) => {
       if (session.model === undefined) throw error;
       // A /model override that no longer resolves (key removed, model retired) falls back to the default model.
-      logger.warn("model override unusable; using the default model", { model: session.model, error: errorMessageOf(error) });
+      logger.warn("model override unusable; using the default model", { model: session.model, error });
       return options.agentFor(undefined);
     });
     const history = await options.store.messages.history(session.id);

@@ -46,7 +46,7 @@ async function startOne(adapter: PlatformAdapter, deps: AdapterStartDeps): Promi
     deps.logger.info("platform adapter started", { platform });
   } catch (error) {
     const cause = error instanceof Error ? error.message : String(error);
-    deps.logger.error("platform adapter failed to start", { platform, error: cause });
+    deps.logger.error("platform adapter failed to start", { platform, error });
     deps.health.report(platform, { state: "failed", error: cause });
   }
 }

@@ -100,7 +100,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const markDone = (message: InboundMessage): void => {
     const adapter = adapters.get(message.platform);
     adapter?.markDone?.(message).catch((error: unknown) =>
-      logger.warn("adapter markDone failed", { platform: message.platform, error: error instanceof Error ? error.message : String(error) }),
+      logger.warn("adapter markDone failed", { platform: message.platform, error }),
     );
   };
 
@@ -129,7 +129,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     typing.end(`inbound:${job.inboundId}`);
     void delivery.flush();
     settle(job.inboundId, outcome).catch((error: unknown) =>
-      logger.error("could not settle a finished run", { inboundId: job.inboundId, error: error instanceof Error ? error.message : String(error) }),
+      logger.error("could not settle a finished run", { inboundId: job.inboundId, error }),
     );
   });
   /** A job the queue gave up on while its message is still open: tell the person instead of staying silent. */

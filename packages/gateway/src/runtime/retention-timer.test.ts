@@ -88,8 +88,10 @@ describe("retention timer", () => {
     });
     await vi.advanceTimersByTimeAsync(10);
     expect(logger.records).toEqual([
-      { level: "error", message: "retention pruning failed; trying again at the next run", fields: { error: "database is locked" } },
+      { level: "error", message: "retention pruning failed; trying again at the next run", fields: { error: expect.objectContaining({ message: "database is locked" }) } },
     ]);
+    // The Error itself is logged, so its stack reaches the log file.
+    expect(logger.records[0]?.fields?.error).toBeInstanceOf(Error);
     await vi.advanceTimersByTimeAsync(DAY_MS);
     expect(calls).toBe(2);
     expect(logger.records.at(-1)?.level).toBe("info");

@@ -53,7 +53,7 @@ export function startRetentionTimer(options: RetentionTimerOptions): RetentionTi
       });
       logger.info("retention pruned old records", { ...counts, days: settings.days, historyDays: settings.historyDays ?? null, durationMs: now() - started });
     } catch (error) {
-      logger.error("retention pruning failed; trying again at the next run", { error: error instanceof Error ? error.message : String(error) });
+      logger.error("retention pruning failed; trying again at the next run", { error });
     }
   };
 
