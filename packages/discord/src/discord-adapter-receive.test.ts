@@ -1,9 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { silentLogger, type Logger } from "@hermes/agent";
-import type { InboundMessage, PlatformAdapter } from "@hermes/gateway";
+import type { AbortableSleep, InboundMessage, PlatformAdapter } from "@hermes/gateway";
 import { startDiscordFake, type DiscordFake } from "../../../test/fakes/discord/index.js";
 import { createDiscordAdapter, LOST_MESSAGE_NOTICE } from "./discord-adapter.js";
-import type { AbortableSleep } from "./receive-with-retry.js";
 
 let fake: DiscordFake;
 let adapter: PlatformAdapter | undefined;

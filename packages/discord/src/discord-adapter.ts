@@ -1,13 +1,23 @@
 import { Client, cleanContent, Events, GatewayIntentBits, Partials, REST, Routes, type Message } from "discord.js";
 import type { Logger } from "@hermes/agent";
-import type { AdapterContext, DiscordSettings, InboundMessage, OutboundMessage, OutboundTarget, PlatformAdapter, SendResult } from "@hermes/gateway";
+import {
+  abortableSleep,
+  type AbortableSleep,
+  type AdapterContext,
+  type DiscordSettings,
+  type InboundMessage,
+  type OutboundMessage,
+  type OutboundTarget,
+  type PlatformAdapter,
+  type SendResult,
+} from "@hermes/gateway";
 import { isTrustedAttachmentUrl } from "./attachment-kind.js";
 import { logClientWarnings, logRateLimits } from "./connection-log.js";
 import { downloadAttachments } from "./download-attachments.js";
 import { GatewayConnection } from "./gateway-connection.js";
 import { DISCORD_PLATFORM, normalizeMessage } from "./normalize.js";
 import { outboundMessageBody } from "./outbound-body.js";
-import { receiveWithRetry, sleepUnlessAborted, type AbortableSleep } from "./receive-with-retry.js";
+import { receiveWithRetry } from "./receive-with-retry.js";
 import { DEFAULT_RECONNECT_BACKOFF, type ReconnectBackoff } from "./reconnect-backoff.js";
 import { RecentIds } from "./recent-ids.js";
 import { ReplyNonces } from "./reply-nonce.js";
@@ -154,7 +164,7 @@ class DiscordAdapter implements PlatformAdapter {
     if (!prepared) return;
     const { inbound, addressed } = prepared;
     const outcome = await receiveWithRetry(() => context.receive(inbound), {
-      sleep: this.deps.sleep ?? sleepUnlessAborted,
+      sleep: this.deps.sleep ?? abortableSleep,
       signal: this.stopping.signal,
       onRetry: (error, attempt) => {
         if (attempt === 1) this.logger.warn("the gateway could not save a Discord message; retrying", { ...where, error: describeError(error) });

@@ -1,9 +1,8 @@
 import { Events, type Client } from "discord.js";
 import type { Logger } from "@hermes/agent";
-import type { AdapterState, AdapterStatus } from "@hermes/gateway";
+import { abortableSleep, type AdapterState, type AdapterStatus } from "@hermes/gateway";
 import { closeFailure, loginFailure, type GatewayFailure } from "./gateway-failure.js";
 import { reconnectDelayMs, type ReconnectBackoff } from "./reconnect-backoff.js";
-import { sleepUnlessAborted } from "./receive-with-retry.js";
 
 export interface GatewayConnectionDeps {
   token: string;
@@ -75,7 +74,7 @@ export class GatewayConnection {
       const retryAt = failure ? this.retryLater(failure) : undefined;
       await destroyClient(client, this.deps.logger);
       if (retryAt === undefined) return;
-      await sleepUnlessAborted(Math.max(0, retryAt - this.deps.now()), signal);
+      await abortableSleep(Math.max(0, retryAt - this.deps.now()), signal);
     }
   }
 

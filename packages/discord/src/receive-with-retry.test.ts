@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { receiveWithRetry, sleepUnlessAborted } from "./receive-with-retry.js";
+import { receiveWithRetry } from "./receive-with-retry.js";
 
 function failingTimes(count: number): { receive: () => Promise<void>; calls: () => number } {
   let calls = 0;
@@ -47,15 +47,5 @@ describe("receiveWithRetry", () => {
     });
     expect(outcome).toMatchObject({ ok: false, reason: "stopping", attempts: 2 });
     expect(store.calls()).toBe(2);
-  });
-});
-
-describe("sleepUnlessAborted", () => {
-  it("returns at once when the signal aborts, or was aborted before", async () => {
-    const stopping = new AbortController();
-    const waiting = sleepUnlessAborted(3_600_000, stopping.signal);
-    stopping.abort();
-    await expect(waiting).resolves.toBeUndefined();
-    await expect(sleepUnlessAborted(3_600_000, stopping.signal)).resolves.toBeUndefined();
   });
 });

@@ -1,5 +1,4 @@
-/** Waits `ms`, or less when `signal` aborts first; never rejects. */
-export type AbortableSleep = (ms: number, signal: AbortSignal) => Promise<void>;
+import type { AbortableSleep } from "@hermes/gateway";
 
 export interface ReceiveRetryOptions {
   sleep: AbortableSleep;
@@ -41,15 +40,3 @@ export async function receiveWithRetry(receive: () => Promise<void>, options: Re
     }
   }
 }
-
-export const sleepUnlessAborted: AbortableSleep = (ms, signal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });

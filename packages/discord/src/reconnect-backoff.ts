@@ -1,3 +1,5 @@
+import { cappedBackoffMs } from "@hermes/gateway";
+
 /** Pauses between fresh logins after discord.js gave up on a connection. */
 export interface ReconnectBackoff {
   /** The pause after the first failure; it doubles with each further one. */
@@ -15,7 +17,6 @@ export const DEFAULT_RECONNECT_BACKOFF: ReconnectBackoff = { firstDelayMs: 1_000
  * operator fixing the portal setting is still picked up within a minute.
  */
 export function reconnectDelayMs(failures: number, permanent: boolean, backoff: ReconnectBackoff, random: () => number = Math.random): number {
-  const exponential = backoff.firstDelayMs * 2 ** Math.max(0, failures - 1);
-  const ceiling = permanent ? backoff.maxDelayMs : Math.min(backoff.maxDelayMs, exponential);
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+  const firstMs = permanent ? backoff.maxDelayMs : backoff.firstDelayMs;
+  return cappedBackoffMs(failures, { firstMs, maxMs: backoff.maxDelayMs, jitter: "half-random" }, random);
 }

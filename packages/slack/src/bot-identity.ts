@@ -1,6 +1,7 @@
+import { abortableSleep } from "@hermes/gateway";
 import type { webApi } from "@slack/bolt";
 import type { ConnectionStatus } from "./connection-status.js";
-import { abortableSleep, retryDelayMs, type RetryPolicy } from "./retry-policy.js";
+import { retryDelayMs, type RetryPolicy } from "./retry-policy.js";
 import { connectionFailure, type ConnectionFailure } from "./slack-failure.js";
 
 export interface BotIdentity {
@@ -44,7 +45,7 @@ export async function identifyBotUntilAccepted(client: webApi.WebClient, options
     const result = await identifyBot(client);
     if (options.signal.aborted) return undefined;
     if (result.ok) return result.identity;
-    const delayMs = Math.max(retryDelayMs(failures, options.retry), result.failure.retryAfterMs ?? 0);
+    const delayMs = retryDelayMs(failures, options.retry, result.failure.retryAfterMs);
     options.status.retrying(result.failure.cause, options.now() + delayMs, options.now());
     options.onFailure();
     await abortableSleep(delayMs, options.signal);

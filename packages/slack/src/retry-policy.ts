@@ -1,3 +1,5 @@
+import { cappedBackoffMs } from "@hermes/gateway";
+
 /** How reconnect attempts are spaced: doubling from `baseMs` up to `maxMs`, each spread by ±25 % (jitter). */
 export interface RetryPolicy {
   baseMs: number;
@@ -8,24 +10,13 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { baseMs: 1_000, maxMs: 60_000, random: Math.random };
 
-/** The pause after the `failures`-th failure in a row (1 for the first); never more than `maxMs`. */
-export function retryDelayMs(failures: number, policy: RetryPolicy): number {
-  const delay = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.max(0, failures - 1));
-  return Math.min(policy.maxMs, Math.round(delay * (0.75 + 0.5 * policy.random())));
-}
-
-/** Waits `ms`, or less when `signal` aborts first; never rejects. */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
+/**
+ * The pause after the `failures`-th failure in a row (1 for the first), never more than `maxMs` unless Slack asked
+ * for a longer one (`retryAfterMs`, from a 429's Retry-After).
+ */
+export function retryDelayMs(failures: number, policy: RetryPolicy, retryAfterMs = 0): number {
+  const backoff = cappedBackoffMs(failures, { firstMs: policy.baseMs, maxMs: policy.maxMs, jitter: "spread-within-cap" }, policy.random);
+  return Math.max(backoff, retryAfterMs);
 }
 
 /** Resolves with true once `promise` settles, or with false after `ms` (the promise goes on in the background). */

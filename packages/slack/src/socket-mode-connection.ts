@@ -118,7 +118,7 @@ export class SocketModeConnection {
   private retryAfter(failure: ConnectionFailure): void {
     if (this.phase === "stopped") return;
     this.failures += 1;
-    const delayMs = Math.max(retryDelayMs(this.failures, this.options.retry), failure.retryAfterMs ?? 0);
+    const delayMs = retryDelayMs(this.failures, this.options.retry, failure.retryAfterMs);
     this.phase = "waiting";
     this.options.status.retrying(failure.cause, this.options.now() + delayMs, this.options.now());
     this.settleFirst();

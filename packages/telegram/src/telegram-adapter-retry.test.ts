@@ -2,10 +2,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { abortableSleep } from "@hermes/gateway";
 import { startFakeTelegram, type FakeTelegram } from "../../../test/fakes/telegram/index.js";
 import type { TelegramAdapterDeps } from "./adapter-deps.js";
 import { gatedSleep, recordingContext } from "./adapter-test-context.js";
-import { abortableSleep } from "./backoff.js";
 import { recordingLogger } from "./recording-logger.js";
 import { createTelegramAdapter, type TelegramAdapter } from "./telegram-adapter.js";
 

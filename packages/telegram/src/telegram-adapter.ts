@@ -1,9 +1,8 @@
 import type { Logger } from "@hermes/agent";
-import { COMMANDS, type AdapterContext, type OutboundMessage, type OutboundTarget, type PlatformAdapter, type SendResult, type TelegramSettings } from "@hermes/gateway";
+import { abortableSleep, COMMANDS, type AdapterContext, type OutboundMessage, type OutboundTarget, type PlatformAdapter, type SendResult, type TelegramSettings } from "@hermes/gateway";
 import { DEFAULT_MAX_ATTACHMENT_BYTES, type TelegramAdapterDeps } from "./adapter-deps.js";
 import { describeApiFailure, type ApiFailure } from "./api-errors.js";
 import { createBotApi, type BotApi } from "./bot-api.js";
-import { abortableSleep } from "./backoff.js";
 import type { BotIdentity } from "./bot-identity.js";
 import { telegramCommands } from "./bot-commands.js";
 import { ConnectionHealth } from "./connection-health.js";

@@ -1,7 +1,8 @@
 import type { Logger } from "@hermes/agent";
+import { cappedBackoffMs } from "@hermes/gateway";
 import type { Update } from "grammy/types";
 import { describeApiFailure, type ApiFailure } from "./api-errors.js";
-import { backoffMs } from "./backoff.js";
+import { RETRY_SCHEDULE } from "./backoff.js";
 
 export type UpdateKind = "message" | "edited_message" | "channel_post" | "edited_channel_post";
 
@@ -103,7 +104,7 @@ export class UpdatePoller {
       } catch (error) {
         if (signal.aborted) return;
         // Not persisted: the offset stays, so Telegram sends this update again with the next call.
-        const delayMs = backoffMs(this.handOverFailures, this.options.random);
+        const delayMs = cappedBackoffMs(this.handOverFailures + 1, RETRY_SCHEDULE, this.options.random);
         this.handOverFailures += 1;
         this.options.logger.error("could not hand a Telegram update to the gateway; it will be fetched again", {
           updateId: update.update_id,
