@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { silentLogger, type Logger } from "@hermes/agent";
-import type { AdapterState, AdapterStatus, InboundMessage, PlatformAdapter } from "@hermes/gateway";
+import type { AdapterState, PlatformAdapter } from "@hermes/gateway";
 import { startDiscordFake, type DiscordFake } from "../../../test/fakes/discord/index.js";
+import { recordingContext, stateRuns, type RecordingContext } from "../../../test/support/recording-context.js";
 import { createDiscordAdapter } from "./discord-adapter.js";
 import type { ReconnectBackoff } from "./reconnect-backoff.js";
 
@@ -13,8 +14,7 @@ interface LogLine {
 
 let fake: DiscordFake;
 let adapter: PlatformAdapter | undefined;
-let statuses: AdapterStatus[];
-let received: InboundMessage[];
+let context: RecordingContext;
 let logs: LogLine[];
 
 const record =
@@ -25,8 +25,7 @@ const logger: Logger = { ...silentLogger, info: record("info"), warn: record("wa
 
 beforeEach(async () => {
   fake = await startDiscordFake();
-  statuses = [];
-  received = [];
+  context = recordingContext({ withRoutes: false });
   logs = [];
 });
 
@@ -46,25 +45,20 @@ async function startAdapter(reconnectBackoff: ReconnectBackoff = { firstDelayMs:
     { logger, attachmentsDir: "/nonexistent", reconnectBackoff, connectTimeoutMs: START_PATIENCE_MS },
   );
   adapter = started;
-  await started.start({ receive: async (message) => void received.push(message), reportStatus: (status) => void statuses.push(status) });
+  await started.start(context);
   return started;
-}
-
-/** The states reported, each run of repeats (a retry with a new `retryAt`) counted once. */
-function stateChanges(): AdapterState[] {
-  return statuses.map((s) => s.state).filter((state, i, all) => all[i - 1] !== state);
 }
 
 /** Generous: discord.js pauses before reconnecting, and waits about 5 s between two IDENTIFYs. */
 const PATIENCE = { timeout: 20_000, interval: 20 };
 
 async function waitForStates(expected: AdapterState[]): Promise<void> {
-  await vi.waitFor(() => expect(stateChanges()).toEqual(expected), PATIENCE);
+  await vi.waitFor(() => expect(stateRuns(context.statuses)).toEqual(expected), PATIENCE);
 }
 
 async function expectMessagesFlow(text: string): Promise<void> {
   fake.postDm(fake.addUser(`user-${text}`), text);
-  await vi.waitFor(() => expect(received.map((m) => m.text)).toContain(text), PATIENCE);
+  await vi.waitFor(() => expect(context.received.map((m) => m.text)).toContain(text), PATIENCE);
 }
 
 describe("Discord adapter connection state", () => {
@@ -73,12 +67,12 @@ describe("Discord adapter connection state", () => {
     ["a connection killed without a close frame (1006)", 1006],
   ])("reports retrying then connected after %s, and messages flow afterwards", async (_what, code) => {
     await startAdapter();
-    expect(statuses).toEqual([{ state: "connecting" }, { state: "connected" }]);
+    expect(context.statuses).toEqual([{ state: "connecting" }, { state: "connected" }]);
 
     fake.dropConnections(code);
     await waitForStates(["connecting", "connected", "retrying", "connected"]);
 
-    expect(statuses[2]).toEqual({ state: "retrying", error: "the gateway connection was lost; reconnecting" });
+    expect(context.statuses[2]).toEqual({ state: "retrying", error: "the gateway connection was lost; reconnecting" });
     expect(fake.gateway).toMatchObject({ identifies: 1, resumes: 1 });
     expect(logs.filter((l) => l.level === "error")).toEqual([]);
     expect(logs.some((l) => l.level === "warn" && l.fields?.error === "the gateway connection was lost; reconnecting")).toBe(true);
@@ -90,7 +84,7 @@ describe("Discord adapter connection state", () => {
     fake.holdHello();
     fake.dropConnections();
     await fake.waitFor(() => fake.gateway.connections === 2, "the reconnect");
-    expect(stateChanges()).toEqual(["connecting", "connected", "retrying"]);
+    expect(stateRuns(context.statuses)).toEqual(["connecting", "connected", "retrying"]);
     fake.releaseHello();
     await waitForStates(["connecting", "connected", "retrying", "connected"]);
     await expectMessagesFlow("answered at last");
@@ -110,7 +104,7 @@ describe("Discord adapter connection state", () => {
     fake.refuseLogins(4004);
     fake.dropConnections(4004);
     await fake.waitFor(() => fake.gateway.refusedLogins >= 2, "repeated login attempts");
-    const retrying = statuses.filter((s) => s.state === "retrying");
+    const retrying = context.statuses.filter((s) => s.state === "retrying");
     expect(retrying[0]).toEqual({
       state: "retrying",
       error: "Discord closed the gateway connection with code 4004 (AuthenticationFailed): the bot token was rejected: check DISCORD_BOT_TOKEN",
@@ -129,8 +123,8 @@ describe("Discord adapter connection state", () => {
   it("names the portal setting when Discord refuses the Message Content intent (4014)", async () => {
     fake.refuseLogins(4014);
     await startAdapter();
-    expect(stateChanges()).toEqual(["connecting", "retrying"]);
-    expect(statuses[1]?.error).toContain("Privileged Gateway Intents in the Discord developer portal");
+    expect(stateRuns(context.statuses)).toEqual(["connecting", "retrying"]);
+    expect(context.statuses[1]?.error).toContain("Privileged Gateway Intents in the Discord developer portal");
     fake.acceptLogins();
     await waitForStates(["connecting", "retrying", "connected"]);
   });
@@ -138,7 +132,7 @@ describe("Discord adapter connection state", () => {
   it("returns from start when the login is refused, keeps retrying, and connects once the token is accepted", async () => {
     fake.failGatewayDiscovery(401);
     await startAdapter();
-    expect(statuses).toEqual([
+    expect(context.statuses).toEqual([
       { state: "connecting" },
       { state: "retrying", error: "Discord rejected the bot token (401 Unauthorized): check DISCORD_BOT_TOKEN", retryAt: expect.any(Number) },
     ]);
@@ -153,19 +147,19 @@ describe("Discord adapter connection state", () => {
   it("stops promptly while waiting to retry, and reports nothing after stopping", async () => {
     fake.failGatewayDiscovery(401);
     const started = await startAdapter({ firstDelayMs: 60_000, maxDelayMs: 60_000 });
-    expect(stateChanges()).toEqual(["connecting", "retrying"]);
+    expect(stateRuns(context.statuses)).toEqual(["connecting", "retrying"]);
 
     await started.stop();
     fake.restoreGatewayDiscovery();
 
     expect(fake.discoveries).toBe(1);
-    expect(stateChanges()).toEqual(["connecting", "retrying"]);
+    expect(stateRuns(context.statuses)).toEqual(["connecting", "retrying"]);
   });
 
   it("reports nothing when stopping a live connection, though discord.js sees it close", async () => {
     const started = await startAdapter();
     await started.stop();
-    expect(statuses).toEqual([{ state: "connecting" }, { state: "connected" }]);
+    expect(context.statuses).toEqual([{ state: "connecting" }, { state: "connected" }]);
     expect(fake.connected).toBe(false);
   });
 });

@@ -4,8 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger, type Logger } from "@hermes/agent";
-import type { AdapterContext, AdapterState, AdapterStatus, HttpHandler, InboundMessage } from "@hermes/gateway";
+import type { AdapterState, InboundMessage } from "@hermes/gateway";
 import { startFakeSlack, type FakeSlack } from "../../../test/fakes/slack/fake-slack.js";
+import { recordingContext, stateRuns, type RecordingContext } from "../../../test/support/recording-context.js";
 import { slackRequestSignature } from "./request-signature.js";
 import { createSlackAdapter, type SlackAdapter } from "./slack-adapter.js";
 
@@ -29,27 +30,17 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface Harness {
-  context: AdapterContext;
-  statuses: AdapterStatus[];
-  received: InboundMessage[];
-  routes: Map<string, HttpHandler>;
+interface Harness extends Pick<RecordingContext, "statuses" | "received" | "routes"> {
+  context: RecordingContext;
   warnings: { message: string; fields?: Record<string, unknown> }[];
   logger: Logger;
 }
 
 function harness(receive?: (message: InboundMessage) => Promise<void>): Harness {
-  const statuses: AdapterStatus[] = [];
-  const received: InboundMessage[] = [];
-  const routes = new Map<string, HttpHandler>();
+  const context = recordingContext(receive ? { receive } : {});
   const warnings: Harness["warnings"] = [];
   const logger: Logger = { ...silentLogger, warn: (message, fields) => void warnings.push({ message, fields }), child: () => logger };
-  const context: AdapterContext = {
-    receive: receive ?? (async (message) => void received.push(message)),
-    reportStatus: (status) => void statuses.push(status),
-    route: (method, routePath, handler) => void routes.set(`${method} ${routePath}`, handler),
-  };
-  return { context, statuses, received, routes, warnings, logger };
+  return { context, statuses: context.statuses, received: context.received, routes: context.routes, warnings, logger };
 }
 
 function socketAdapter(h: Harness, apiUrl = fake.apiUrl): SlackAdapter {
@@ -60,11 +51,6 @@ function socketAdapter(h: Harness, apiUrl = fake.apiUrl): SlackAdapter {
 function httpAdapter(h: Harness, apiUrl = fake.apiUrl, retry = FAST_RETRY): SlackAdapter {
   adapter = createSlackAdapter({ botToken: fake.botToken, signingSecret: SECRET, apiUrl }, { logger: h.logger, attachmentsDir: dir, retry });
   return adapter;
-}
-
-/** The states in order, each run of repeats (one report per failed attempt) shown once. */
-function stateRuns(statuses: readonly AdapterStatus[]): AdapterState[] {
-  return statuses.map((s) => s.state).filter((state, i, all) => i === 0 || all[i - 1] !== state);
 }
 
 function lastState(h: Harness): AdapterState | undefined {

@@ -4,8 +4,9 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { abortableSleep } from "@hermes/gateway";
 import { startFakeTelegram, type FakeTelegram } from "../../../test/fakes/telegram/index.js";
+import { recordingContext, type RecordingContext } from "../../../test/support/recording-context.js";
 import type { TelegramAdapterDeps } from "./adapter-deps.js";
-import { gatedSleep, recordingContext } from "./adapter-test-context.js";
+import { gatedSleep } from "./adapter-test-context.js";
 import { recordingLogger } from "./recording-logger.js";
 import { createTelegramAdapter, type TelegramAdapter } from "./telegram-adapter.js";
 
@@ -31,7 +32,7 @@ function make(overrides: Partial<TelegramAdapterDeps> = {}) {
   return { adapter, logger };
 }
 
-async function messageGetsThrough(ctx: ReturnType<typeof recordingContext>, text: string): Promise<void> {
+async function messageGetsThrough(ctx: RecordingContext, text: string): Promise<void> {
   const { update } = fake.userWrites({ text });
   await fake.waitForConfirmation(update);
   expect(ctx.received.at(-1)?.text).toBe(text);

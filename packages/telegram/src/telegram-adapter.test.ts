@@ -3,8 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { groupChat, forumChat, startFakeTelegram, type FakeTelegram } from "../../../test/fakes/telegram/index.js";
+import { recordingContext as context } from "../../../test/support/recording-context.js";
 import type { TelegramAdapterDeps } from "./adapter-deps.js";
-import { recordingContext as context } from "./adapter-test-context.js";
 import { recordingLogger } from "./recording-logger.js";
 import { createTelegramAdapter, type TelegramAdapter } from "./telegram-adapter.js";
 
