@@ -61,6 +61,9 @@ export interface InboundTable {
   payload: string;
   received_at: number;
   updated_at: number;
+  /** W3C trace context of the span that received the message (migration 0003). */
+  traceparent: string | null;
+  tracestate: string | null;
 }
 
 export interface DeliveriesTable {

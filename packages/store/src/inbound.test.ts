@@ -36,6 +36,24 @@ describe("inbound", () => {
     expect(otherPlatform.record.id).not.toBe(first.record.id);
   });
 
+  it("keeps the trace context it was recorded with, for whoever runs or answers the message later", async () => {
+    const { store } = await fixtures.openNew();
+    const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const traced = await store.inbound.recordIfNew({ ...inbound("m1"), traceContext: { traceparent, tracestate: "vendor=abc" } });
+    const withoutState = await store.inbound.recordIfNew({ ...inbound("m2"), traceContext: { traceparent } });
+    // With tracing off the carrier is empty: nothing is stored.
+    const untraced = await store.inbound.recordIfNew({ ...inbound("m3"), traceContext: {} });
+
+    expect(traced.record.traceContext).toEqual({ traceparent, tracestate: "vendor=abc" });
+    expect(await store.inbound.get(withoutState.record.id)).toMatchObject({ traceContext: { traceparent } });
+    expect((await store.inbound.get(withoutState.record.id))?.traceContext).not.toHaveProperty("tracestate");
+    expect(await store.inbound.get(untraced.record.id)).not.toHaveProperty("traceContext");
+    expect(await store.inbound.claimNext(KEY)).toMatchObject({ id: traced.record.id, traceContext: { traceparent, tracestate: "vendor=abc" } });
+    // A redelivery is a duplicate: the message stays in the trace it was first received in.
+    const again = await store.inbound.recordIfNew({ ...inbound("m1"), traceContext: { traceparent: "00-11111111111111111111111111111111-2222222222222222-01" } });
+    expect(again.record.traceContext).toEqual({ traceparent, tracestate: "vendor=abc" });
+  });
+
   it("deduplicates concurrent deliveries of the same event", async () => {
     const { store } = await fixtures.openNew();
     const results = await Promise.all(Array.from({ length: 8 }, () => store.inbound.recordIfNew(inbound("m1"))));

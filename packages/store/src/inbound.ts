@@ -1,7 +1,7 @@
 import type { Selectable } from "kysely";
 import type { InboundTable } from "./database.js";
 import type { StoreContext } from "./store-context.js";
-import type { InboundRecord, InboundStatus } from "./types.js";
+import type { InboundRecord, InboundStatus, InboundTraceContext } from "./types.js";
 
 export interface NewInbound {
   platform: string;
@@ -9,6 +9,8 @@ export interface NewInbound {
   payload: string;
   sessionKey?: string;
   status: InboundStatus;
+  /** Saved with the message in the same write, so it is there for whoever runs or answers it. */
+  traceContext?: Partial<InboundTraceContext>;
 }
 
 export interface InboundRepository {
@@ -56,6 +58,8 @@ export function createInboundRepository(ctx: StoreContext): InboundRepository {
               payload: input.payload,
               received_at: now,
               updated_at: now,
+              traceparent: input.traceContext?.traceparent ?? null,
+              tracestate: input.traceContext?.tracestate ?? null,
             })
             .onConflict((oc) => oc.columns(["platform", "message_id"]).doNothing())
             .returningAll(),
@@ -136,7 +140,7 @@ export function createInboundRepository(ctx: StoreContext): InboundRepository {
 }
 
 export function toInboundRecord(row: Selectable<InboundTable>): InboundRecord {
-  return {
+  const record: InboundRecord = {
     id: row.id,
     platform: row.platform,
     messageId: row.message_id,
@@ -146,4 +150,6 @@ export function toInboundRecord(row: Selectable<InboundTable>): InboundRecord {
     receivedAt: row.received_at,
     updatedAt: row.updated_at,
   };
+  if (row.traceparent !== null) record.traceContext = row.tracestate === null ? { traceparent: row.traceparent } : { traceparent: row.traceparent, tracestate: row.tracestate };
+  return record;
 }

@@ -52,7 +52,10 @@ describe("migrations", () => {
     const session = await store.sessions.get("old-session");
     expect(session).toMatchObject({ key: "agent:main:telegram:dm:42", status: "active", userId: "42" });
     expect(await store.messages.history("old-session")).toEqual([userMessage("remember the lighthouse keeper")]);
-    expect(await store.inbound.claimNext("agent:main:telegram:dm:42")).toMatchObject({ messageId: "m-1", status: "running" });
+    const oldInbound = await store.inbound.claimNext("agent:main:telegram:dm:42");
+    expect(oldInbound).toMatchObject({ messageId: "m-1", status: "running" });
+    // Messages received before trace contexts were stored have none.
+    expect(oldInbound).not.toHaveProperty("traceContext");
     const hits = await store.search({ text: "lighthouse", platform: "telegram", userId: "42" });
     expect(hits.map((hit) => hit.sessionId)).toEqual(["old-session"]);
 
@@ -61,6 +64,9 @@ describe("migrations", () => {
     expect(await store.pairing.isApproved("telegram", "42")).toBe(true);
     await store.chatSettings.set("telegram", "-100", { mentionMode: "all" });
     expect(await store.chatSettings.get("telegram", "-100")).toEqual({ mentionMode: "all" });
+    const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const traced = await store.inbound.recordIfNew({ platform: "telegram", messageId: "m-2", payload: "{}", status: "received", traceContext: { traceparent } });
+    expect((await store.inbound.get(traced.record.id))?.traceContext).toEqual({ traceparent });
 
     const raw = new BetterSqlite3(file, { readonly: true });
     try {

@@ -63,6 +63,14 @@ export interface InboundRecord {
   payload: string;
   receivedAt: number;
   updatedAt: number;
+  /** The W3C trace context of the span that received it, as stored (the reader validates it before use). */
+  traceContext?: InboundTraceContext;
+}
+
+/** W3C `traceparent` and `tracestate` headers; when tracing is off there is none. */
+export interface InboundTraceContext {
+  traceparent: string;
+  tracestate?: string;
 }
 
 export type DeliveryStatus = "pending" | "sent" | "failed";
