@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "@hermes/agent";
 import { openStore, type Store } from "@hermes/store";
+import { recordSpansGlobally } from "../tracing/span-recorder.fixture.js";
 import { Gateway } from "./gateway.js";
 import { DEFAULT_SESSION_SCOPE } from "./session-key.js";
 import { inbound } from "./testing.js";
@@ -66,5 +67,22 @@ describe("Gateway.receive", () => {
     await store.inbound.setStatus(enqueued[0] ?? 0, "answered");
     await gateway.receive(message);
     expect(enqueued).toHaveLength(1);
+  });
+
+  it("saves the message with its receive span's trace context, the same one its job carries", async () => {
+    const recorder = recordSpansGlobally();
+    try {
+      const jobs: Array<{ inboundId: number; traceparent?: string }> = [];
+      const gateway = gatewayWith({ enqueue: async (job) => (jobs.push(job), { enqueued: true }) });
+      await gateway.receive(inbound({ messageId: "u-3" }));
+
+      const [receive] = recorder.named("receive telegram");
+      const context = receive?.spanContext();
+      const traceparent = `00-${context?.traceId}-${context?.spanId}-01`;
+      expect((await store.inbound.get(jobs[0]?.inboundId ?? 0))?.traceContext).toEqual({ traceparent });
+      expect(jobs[0]?.traceparent).toBe(traceparent);
+    } finally {
+      await recorder.stop();
+    }
   });
 });

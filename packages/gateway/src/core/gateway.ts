@@ -1,7 +1,6 @@
 import type { Logger } from "@hermes/agent";
 import { SpanKind } from "@opentelemetry/api";
 import { errorMessageOf, errorTypeOf, GATEWAY_SPAN_NAMES, gatewayTracer, markSpanFailed } from "../tracing/gateway-tracer.js";
-import { processInboundTraces, type InboundTraceIndex } from "../tracing/inbound-trace-index.js";
 import { currentTraceCarrier } from "../tracing/trace-carrier.js";
 import { findCommand, unknownCommandText } from "../commands/registry.js";
 import type { CommandContext } from "../commands/types.js";
@@ -35,8 +34,6 @@ export interface GatewayOptions {
   markDone?: (message: InboundMessage) => void;
   logger: Logger;
   now?: () => number;
-  /** Where each inbound's trace is remembered for its reply's delivery (default: the process's index). */
-  inboundTraces?: InboundTraceIndex;
 }
 
 // A message saved but not routed this long ago was dropped by a failure; a redelivery may route it again.
@@ -57,14 +54,16 @@ export class Gateway {
     this.now = options.now ?? Date.now;
   }
 
-  /** One span per message handed in (no text in it); a run it enqueues carries the span's context along. */
+  /**
+   * One span per message handed in (no text in it). Its context is saved with the message, so the message's run and
+   * reply join its trace wherever and whenever they happen; a run it enqueues also carries it in the job.
+   */
   receive(message: InboundMessage): Promise<void> {
     const attributes = { "messaging.system": message.platform, "messaging.operation.type": "receive", "messaging.message.id": message.messageId, "hermes.chat_type": message.chat.type };
     return gatewayTracer().startActiveSpan(GATEWAY_SPAN_NAMES.receive(message.platform), { kind: SpanKind.CONSUMER, attributes }, async (span) => {
       try {
         await this.receiveInSpan(message, (inboundId, duplicate) => {
           span.setAttributes({ "hermes.inbound_id": inboundId, "hermes.duplicate": duplicate });
-          if (!duplicate) (this.options.inboundTraces ?? processInboundTraces).remember(inboundId, span.spanContext());
         });
       } catch (error) {
         markSpanFailed(span, errorTypeOf(error), errorMessageOf(error));
@@ -83,6 +82,7 @@ export class Gateway {
       payload: JSON.stringify(message),
       sessionKey: key,
       status: "received",
+      traceContext: currentTraceCarrier(),
     });
     onRecorded(recorded.record.id, !recorded.created);
     if (!recorded.created) {

@@ -6,9 +6,8 @@ import { silentLogger, type HermesAgent, type HermesAgentResult, type Logger } f
 import { openStore, type Store } from "@hermes/store";
 import { trace } from "@opentelemetry/api";
 import { InMemorySessionLock } from "../queue/session-lock.js";
-import { InboundTraceIndex } from "../tracing/inbound-trace-index.js";
 import { recordSpansGlobally } from "../tracing/span-recorder.fixture.js";
-import { currentTraceCarrier } from "../tracing/trace-carrier.js";
+import { currentTraceCarrier, type TraceCarrier } from "../tracing/trace-carrier.js";
 import { createRunProcessor, type SessionLease } from "./run-processor.js";
 import { inbound } from "./testing.js";
 import { DEFAULT_SESSION_SCOPE, sessionKeyFor } from "./session-key.js";
@@ -28,9 +27,18 @@ const hooks = { emit: async () => ({ blocked: false as const }) };
 const message = inbound();
 const key = sessionKeyFor(message, DEFAULT_SESSION_SCOPE);
 
-async function queued(text: string, id: string): Promise<number> {
-  const { record } = await store.inbound.recordIfNew({ platform: "telegram", messageId: id, payload: JSON.stringify({ ...message, messageId: id, text }), sessionKey: key, status: "queued" });
+async function queued(text: string, id: string, traceContext?: TraceCarrier): Promise<number> {
+  const { record } = await store.inbound.recordIfNew({ platform: "telegram", messageId: id, payload: JSON.stringify({ ...message, messageId: id, text }), sessionKey: key, status: "queued", traceContext });
   return record.id;
+}
+
+/** An intake span as the gateway starts it, ended at once; its context is what the gateway saves with the message. */
+function received(name: string): TraceCarrier {
+  return trace.getTracer("test").startActiveSpan(name, (span) => {
+    const injected = currentTraceCarrier();
+    span.end();
+    return injected;
+  });
 }
 
 function fakeAgent(run: (text: string) => Promise<Partial<HermesAgentResult>>): HermesAgent {
@@ -56,11 +64,7 @@ describe("run processor", () => {
     const recorder = recordSpansGlobally();
     try {
       const id = await queued("hello", "m1");
-      const carrier = trace.getTracer("test").startActiveSpan("receive telegram", (span) => {
-        const injected = currentTraceCarrier();
-        span.end();
-        return injected;
-      });
+      const carrier = received("receive telegram");
       let activeInAgent: string | undefined;
       const bindings: Array<Record<string, unknown>> = [];
       const logger: Logger = {
@@ -95,21 +99,15 @@ describe("run processor", () => {
     }
   });
 
-  it("puts a message answered in another message's job into its own intake's trace when this process received it", async () => {
+  it("puts a message answered in another message's job into its own intake's trace, read from the message's row", async () => {
     const recorder = recordSpansGlobally();
     try {
-      const first = await queued("hello", "m1");
-      const second = await queued("and another thing", "m2");
-      const inboundTraces = new InboundTraceIndex();
-      const receive = (inboundId: number) =>
-        trace.getTracer("test").startActiveSpan(`receive ${inboundId}`, (span) => {
-          inboundTraces.remember(inboundId, span.spanContext());
-          const injected = currentTraceCarrier();
-          span.end();
-          return injected;
-        });
-      const carrier = receive(first);
-      receive(second);
+      // The gateway saved each message with its receive span's context; this processor, like a worker's, has seen
+      // neither intake, and only the first message's job reaches it.
+      const firstCarrier = received("receive m1");
+      const first = await queued("hello", "m1", firstCarrier);
+      const second = await queued("and another thing", "m2", received("receive m2"));
+      const third = await queued("a damaged row", "m3", { traceparent: "00-not-a-trace-01", tracestate: "x=1" });
       const process = createRunProcessor({
         store,
         lock: new InMemorySessionLock(),
@@ -117,18 +115,21 @@ describe("run processor", () => {
         hooks,
         sessionScope: DEFAULT_SESSION_SCOPE,
         logger: silentLogger,
-        inboundTraces,
       });
-      await process({ inboundId: first, sessionKey: key, ...carrier }, { signal: new AbortController().signal });
+      await process({ inboundId: first, sessionKey: key, ...firstCarrier }, { signal: new AbortController().signal });
 
       const runs = recorder.named("hermes.run");
-      expect(runs).toHaveLength(2);
-      for (const id of [first, second]) {
-        const [intake] = recorder.named(`receive ${id}`);
-        const run = runs.find((span) => span.attributes["hermes.inbound_id"] === id);
-        expect(run?.parentSpanContext?.spanId).toBe(intake?.spanContext().spanId);
-        expect(run?.spanContext().traceId).toBe(intake?.spanContext().traceId);
+      expect(runs).toHaveLength(3);
+      const runOf = (id: number) => runs.find((span) => span.attributes["hermes.inbound_id"] === id);
+      for (const [id, name] of [[first, "receive m1"], [second, "receive m2"]] as const) {
+        const [intake] = recorder.named(name);
+        expect(runOf(id)?.parentSpanContext?.spanId).toBe(intake?.spanContext().spanId);
+        expect(runOf(id)?.spanContext().traceId).toBe(intake?.spanContext().traceId);
       }
+      // A malformed stored context is ignored: that run starts a trace of its own and is answered all the same.
+      expect(runOf(third)?.parentSpanContext).toBeUndefined();
+      expect(runOf(third)?.attributes["hermes.run.outcome"]).toBe("answered");
+      expect((await store.inbound.get(third))?.status).toBe("answered");
     } finally {
       await recorder.stop();
     }

@@ -4,8 +4,7 @@ import { SpanKind, trace, type Context, type Span } from "@opentelemetry/api";
 import type { InboundRecord, NewDelivery, Store } from "@hermes/store";
 import { RunAbortedError, runJobId, type AgentRunJob } from "../queue/types.js";
 import { errorMessageOf, errorTypeOf, GATEWAY_SPAN_NAMES, gatewayTracer, markSpanFailed } from "../tracing/gateway-tracer.js";
-import { processInboundTraces, type InboundTraceIndex } from "../tracing/inbound-trace-index.js";
-import { contextFromCarrier } from "../tracing/trace-carrier.js";
+import { contextFromCarrier, storedTraceCarrier } from "../tracing/trace-carrier.js";
 import { agentInputFor } from "./agent-input.js";
 import { hookCallbacks } from "./hook-callbacks.js";
 import type { InboundMessage } from "./inbound.js";
@@ -34,8 +33,6 @@ export interface RunProcessorOptions {
   logger: Logger;
   leaseMs?: number;
   now?: () => number;
-  /** Traces of messages received in this process (default: the process's index), for runs whose job is another's. */
-  inboundTraces?: InboundTraceIndex;
 }
 
 /** How one message's run ended, as its span reports it. */
@@ -68,9 +65,9 @@ export function createRunProcessor(options: RunProcessorOptions) {
         const next = await options.store.inbound.claimNext(job.sessionKey);
         if (!next) break;
         // Only the job's own message comes with its intake's trace context. A message that arrived meanwhile and is
-        // answered in this loop finds its trace in the intake's index when the intake is this process (embedded mode).
+        // answered in this loop (or one re-enqueued after a restart) joins its trace through the context saved with it.
         const fromJob = next.id === job.inboundId && job.traceparent !== undefined;
-        await runTraced(next, signal, fromJob ? contextFromCarrier(job) : (options.inboundTraces ?? processInboundTraces).contextFor(next.id));
+        await runTraced(next, signal, contextFromCarrier(fromJob ? job : storedTraceCarrier(next.traceContext)));
       }
     } finally {
       guard.stop();

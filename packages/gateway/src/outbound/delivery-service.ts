@@ -1,11 +1,11 @@
 import type { Logger } from "@hermes/agent";
-import { SpanKind } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanKind, type Context } from "@opentelemetry/api";
 import { GATEWAY_SPAN_NAMES, gatewayTracer, markSpanFailed } from "../tracing/gateway-tracer.js";
-import { processInboundTraces, type InboundTraceIndex } from "../tracing/inbound-trace-index.js";
+import { contextFromCarrier, storedTraceCarrier } from "../tracing/trace-carrier.js";
 import type { OutboundTarget, PlatformAdapter, SendResult } from "../core/adapter.js";
 import { forEachConcurrently, groupByChat } from "./chat-lanes.js";
 import { chunkMarkdown } from "./chunk-markdown.js";
-import type { DeliveryOutcome, DeliveryRecordLike, DeliveryStoreLike, FlushSummary } from "./delivery-types.js";
+import type { DeliveryOutcome, DeliveryRecordLike, DeliveryStoreLike, FlushSummary, InboundTraceStoreLike } from "./delivery-types.js";
 import { failureNoticeText, shortFailureReason } from "./failure-notice.js";
 import { callSend, sendChunk, type RetryPolicy } from "./send-chunk.js";
 
@@ -28,8 +28,8 @@ export interface DeliveryServiceOptions {
   /** Chats served at the same time (default 4); one chat's deliveries always go out one after another. */
   chatConcurrency?: number;
   onDelivered?: (delivery: DeliveryRecordLike, outcome: DeliveryOutcome) => void;
-  /** Where the trace of each reply's inbound message is found (default: the process's index). */
-  inboundTraces?: InboundTraceIndex;
+  /** The inbound messages, whose saved trace context each reply's delivery joins; without it each starts its own. */
+  inbound?: InboundTraceStoreLike;
 }
 
 type Attempt = DeliveryOutcome | "pending";
@@ -150,10 +150,10 @@ export class DeliveryService {
   }
 
   /**
-   * Each attempt is a span in the trace of the message it answers, when this process still knows that trace: the
-   * outbox keeps no trace context, and a reply goes out later, maybe after the run happened in another process.
+   * Each attempt is a span in the trace of the message it answers, read from the message's row: a reply goes out
+   * later, maybe after the run happened in another process or after a restart.
    */
-  private deliverSafely(delivery: DeliveryRecordLike): Promise<Attempt> {
+  private async deliverSafely(delivery: DeliveryRecordLike): Promise<Attempt> {
     const attributes = {
       "messaging.system": delivery.platform,
       "messaging.operation.type": "send",
@@ -162,7 +162,7 @@ export class DeliveryService {
       "hermes.delivery.attempt": delivery.attempts + 1,
       ...(delivery.inboundId === undefined ? {} : { "hermes.inbound_id": delivery.inboundId }),
     };
-    const parent = (this.options.inboundTraces ?? processInboundTraces).contextFor(delivery.inboundId);
+    const parent = await this.traceOfInbound(delivery);
     return gatewayTracer().startActiveSpan(GATEWAY_SPAN_NAMES.send(delivery.platform), { kind: SpanKind.PRODUCER, attributes }, parent, async (span) => {
       try {
         const attempt = await this.deliverGuarded(delivery);
@@ -173,6 +173,17 @@ export class DeliveryService {
         span.end();
       }
     });
+  }
+
+  private async traceOfInbound(delivery: DeliveryRecordLike): Promise<Context> {
+    if (delivery.inboundId === undefined || this.options.inbound === undefined) return ROOT_CONTEXT;
+    try {
+      return contextFromCarrier(storedTraceCarrier((await this.options.inbound.get(delivery.inboundId))?.traceContext));
+    } catch (error) {
+      // Tracing is never a reason not to deliver.
+      this.options.logger.warn("could not read the trace context of a reply's message", { deliveryId: delivery.id, inboundId: delivery.inboundId, error });
+      return ROOT_CONTEXT;
+    }
   }
 
   /** A bug while handling one delivery (say an adapter with an invalid text limit) must not stall the others. */

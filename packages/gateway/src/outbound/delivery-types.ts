@@ -1,4 +1,4 @@
-import type { DeliveryRecord } from "@hermes/store";
+import type { DeliveryRecord, InboundRecord } from "@hermes/store";
 
 /**
  * A reply or notice waiting to go out, as the delivery service needs it from the store. `kind: "reply"` is the agent's
@@ -12,6 +12,11 @@ export interface DeliveryStoreLike {
   markSent(id: number): Promise<void>;
   /** `final`: give up (status "failed"); otherwise the delivery stays pending for a later flush. */
   recordFailure(id: number, error: string, final: boolean): Promise<void>;
+}
+
+/** Where the message a reply answers is read back, for the trace context saved with it. */
+export interface InboundTraceStoreLike {
+  get(id: number): Promise<Pick<InboundRecord, "traceContext"> | undefined>;
 }
 
 export interface FlushSummary {

@@ -79,6 +79,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const typing = new TypingTracker({ adapters, logger });
   const delivery = new DeliveryService({
     store: store.deliveries,
+    inbound: store.inbound,
     adapters,
     logger,
     onDelivered: (record, outcome) => {

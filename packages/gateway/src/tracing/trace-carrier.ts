@@ -23,3 +23,18 @@ export function contextFromCarrier(carrier: TraceCarrier): Context {
   if (carrier.tracestate !== undefined) headers.tracestate = carrier.tracestate;
   return propagation.extract(ROOT_CONTEXT, headers);
 }
+
+const TRACEPARENT = /^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/;
+// The W3C limit; a longer one is not passed on by propagators anyway.
+const MAX_TRACESTATE = 512;
+
+/**
+ * A carrier read back from storage, kept only when it has the W3C shape: a damaged or hand-edited row must start a
+ * trace of its own, never break the run or delivery it belongs to.
+ */
+export function storedTraceCarrier(stored: { traceparent?: unknown; tracestate?: unknown } | undefined): TraceCarrier {
+  const traceparent = stored?.traceparent;
+  if (typeof traceparent !== "string" || !TRACEPARENT.test(traceparent)) return {};
+  const tracestate = stored?.tracestate;
+  return typeof tracestate === "string" && tracestate.length <= MAX_TRACESTATE ? { traceparent, tracestate } : { traceparent };
+}

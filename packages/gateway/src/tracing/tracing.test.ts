@@ -2,10 +2,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { trace } from "@opentelemetry/api";
 import { silentLogger, type LogLevel, type Logger } from "@hermes/agent";
 import { startOtlpCollector, type OtlpCollector } from "../../../../test/fakes/otlp-collector.js";
-import { InboundTraceIndex } from "./inbound-trace-index.js";
 import { disableOpenTelemetryGlobals, recordSpansGlobally, type GlobalSpanRecorder } from "./span-recorder.fixture.js";
 import { startTracing } from "./start-tracing.js";
-import { contextFromCarrier, currentTraceCarrier } from "./trace-carrier.js";
+import { contextFromCarrier, currentTraceCarrier, storedTraceCarrier } from "./trace-carrier.js";
 import { traceSettingsFrom } from "./trace-settings.js";
 
 let collector: OtlpCollector | undefined;
@@ -116,19 +115,27 @@ describe("trace context across a queue", () => {
   });
 });
 
-describe("InboundTraceIndex", () => {
-  it("parents a delivery on its inbound's span and forgets the oldest beyond its capacity", () => {
+describe("a trace context read back from storage", () => {
+  const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+
+  it("is kept when it has the W3C shape and becomes the parent of the span started from it", () => {
     recorder = recordSpansGlobally();
-    const index = new InboundTraceIndex(2);
-    const spans = [1, 2, 3].map((id) => {
-      const span = trace.getTracer("unit").startSpan(`receive ${id}`);
-      index.remember(id, span.spanContext());
-      span.end();
-      return span;
-    });
-    expect(index.size).toBe(2);
-    expect(trace.getSpanContext(index.contextFor(1))).toBeUndefined();
-    expect(trace.getSpanContext(index.contextFor(3))?.spanId).toBe(spans[2]?.spanContext().spanId);
-    expect(trace.getSpanContext(index.contextFor(undefined))).toBeUndefined();
+    expect(storedTraceCarrier({ traceparent, tracestate: "vendor=abc" })).toEqual({ traceparent, tracestate: "vendor=abc" });
+    expect(storedTraceCarrier({ traceparent })).toEqual({ traceparent });
+    const parent = trace.getSpanContext(contextFromCarrier(storedTraceCarrier({ traceparent })));
+    expect(parent).toMatchObject({ traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331", isRemote: true });
+  });
+
+  it("is ignored when damaged, so the work starts a trace of its own instead of failing", () => {
+    recorder = recordSpansGlobally();
+    for (const damaged of [undefined, {}, { traceparent: 42 }, { traceparent: "" }, { traceparent: "00-zz-b7ad6b7169203331-01" }, { traceparent: `${traceparent} ` }, { traceparent: traceparent.toUpperCase() }]) {
+      expect(storedTraceCarrier(damaged)).toEqual({});
+      expect(trace.getSpanContext(contextFromCarrier(storedTraceCarrier(damaged)))).toBeUndefined();
+    }
+    // A tracestate beyond the W3C limit is dropped; the trace is still joined.
+    expect(storedTraceCarrier({ traceparent, tracestate: "k=" + "v".repeat(600) })).toEqual({ traceparent });
+    expect(storedTraceCarrier({ traceparent, tracestate: 7 })).toEqual({ traceparent });
+    // The right shape with an all-zero trace id is refused by the W3C propagator itself.
+    expect(trace.getSpanContext(contextFromCarrier(storedTraceCarrier({ traceparent: "00-00000000000000000000000000000000-b7ad6b7169203331-01" })))).toBeUndefined();
   });
 });
