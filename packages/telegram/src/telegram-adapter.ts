@@ -17,14 +17,15 @@ import { createWebhookHandler, webhookRoutePath } from "./webhook-handler.js";
 
 const ALLOWED_UPDATES: readonly UpdateKind[] = ["message", "channel_post"];
 
-/** How one attempt to set the bot up went. */
-type ConnectOutcome = { kind: "connected" } | { kind: "stopped" } | { kind: "failed"; failure: ApiFailure };
+/** How one attempt to set the bot up went (or a reply Telegram refused for the token, which starts set-up again). */
+type ConnectOutcome = { kind: "connected" } | { kind: "stopped" } | { kind: "failed"; failure: ApiFailure; activity: string };
 
 /**
  * Telegram through grammY's Bot API client: long polling (or a webhook on the gateway's HTTP server) in, sendMessage
  * with Telegram HTML out, typing actions, and the command menu registered at start. Whatever Telegram answers (a
  * refused token, a 409 conflict, an outage), the adapter reports it through `reportStatus` and keeps retrying with
- * capped backoff until it is stopped; only a webhook without the gateway's HTTP server is reported as `failed`.
+ * capped backoff until it is stopped; only a webhook without the gateway's HTTP server is reported as `failed`. A reply
+ * refused for the token counts too: in webhook mode nothing else calls Telegram between messages.
  */
 export class TelegramAdapter implements PlatformAdapter {
   readonly platform = TELEGRAM_PLATFORM;
@@ -38,6 +39,9 @@ export class TelegramAdapter implements PlatformAdapter {
   private handler: UpdateHandler | undefined;
   private poller: UpdatePoller | undefined;
   private connection: Promise<void> | undefined;
+  /** While the set-up loop runs (at start, after a refused token), a refused reply starts no second one. */
+  private settingUp = false;
+  private restartSetUp: ((failure: ApiFailure) => void) | undefined;
 
   constructor(
     private readonly settings: TelegramSettings,
@@ -70,13 +74,8 @@ export class TelegramAdapter implements PlatformAdapter {
     }
     health.connecting();
     const first = await this.connect(context, health);
-    // Runs up to its first wait before start returns, so a first failure is already reported as `retrying`.
-    this.connection = this.keepConnected(context, health, first).catch((error: unknown) => {
-      // Only a bug gets here; the operator sees it rather than a bot that silently stopped listening.
-      const message = error instanceof Error ? error.message : String(error);
-      this.logger.error("Telegram adapter stopped connecting after an unexpected error", { error: message, stack: error instanceof Error ? error.stack : undefined });
-      health.failedForGood(`unexpected error: ${message}`);
-    });
+    this.restartSetUp = (failure) => this.keepConnectedInBackground(context, health, { kind: "failed", failure, activity: "Telegram refused a reply" });
+    this.keepConnectedInBackground(context, health, first);
   }
 
   async stop(): Promise<void> {
@@ -95,12 +94,18 @@ export class TelegramAdapter implements PlatformAdapter {
     } catch (error) {
       const failure = describeApiFailure(error);
       if (failure.kind === "rejected" && failure.migrateToChatId !== undefined) return this.sendToMigratedChat(failure.migrateToChatId, target, message);
+      this.noticeRefusedToken(failure);
       return failedSend(failure);
     }
   }
 
   async sendTyping(target: OutboundTarget): Promise<void> {
-    await this.api.sendChatAction(telegramChatId(target.chatId), chatActionOptions(target));
+    try {
+      await this.api.sendChatAction(telegramChatId(target.chatId), chatActionOptions(target));
+    } catch (error) {
+      this.noticeRefusedToken(describeApiFailure(error));
+      throw error;
+    }
   }
 
   formatMarkdown(markdown: string): string {
@@ -114,8 +119,36 @@ export class TelegramAdapter implements PlatformAdapter {
       const sent = await this.api.sendMessage(chatId, message.text, sendMessageOptions({ chatId: String(chatId) }, message.format));
       return { ok: true, messageId: String(sent.message_id) };
     } catch (error) {
-      return failedSend(describeApiFailure(error));
+      const failure = describeApiFailure(error);
+      this.noticeRefusedToken(failure);
+      return failedSend(failure);
     }
+  }
+
+  /**
+   * A reply refused for the token means the adapter is not connected, whatever it reported last. While polling, the
+   * poller checks getUpdates at once and its own handling of a refused token takes over; otherwise (a webhook, which
+   * Telegram stops calling) the set-up loop runs again, unless it already does.
+   */
+  private noticeRefusedToken(failure: ApiFailure): void {
+    if (failure.kind !== "unauthorized" || this.lifetime.signal.aborted) return;
+    if (this.poller) this.poller.checkNow();
+    else if (!this.settingUp) this.restartSetUp?.(failure);
+  }
+
+  private keepConnectedInBackground(context: AdapterContext, health: ConnectionHealth, first: ConnectOutcome): void {
+    this.settingUp = true;
+    // Runs up to its first wait before this returns, so a failure is already reported as `retrying`.
+    this.connection = this.keepConnected(context, health, first)
+      .catch((error: unknown) => {
+        // Only a bug gets here; the operator sees it rather than a bot that silently stopped listening.
+        const message = error instanceof Error ? error.message : String(error);
+        this.logger.error("Telegram adapter stopped connecting after an unexpected error", { error: message, stack: error instanceof Error ? error.stack : undefined });
+        health.failedForGood(`unexpected error: ${message}`);
+      })
+      .finally(() => {
+        this.settingUp = false;
+      });
   }
 
   /**
@@ -136,7 +169,7 @@ export class TelegramAdapter implements PlatformAdapter {
         await this.api.deleteWebhook(signal);
       }
     } catch (error) {
-      return signal.aborted ? { kind: "stopped" } : { kind: "failed", failure: describeApiFailure(error) };
+      return signal.aborted ? { kind: "stopped" } : { kind: "failed", failure: describeApiFailure(error), activity: "cannot connect to Telegram" };
     }
     // stop() may have come while the last call was answered: a stopped adapter must not take updates again.
     if (signal.aborted) return { kind: "stopped" };
@@ -146,13 +179,16 @@ export class TelegramAdapter implements PlatformAdapter {
     return { kind: "connected" };
   }
 
-  /** Retries a failed set-up, polls once set up, and sets up again when polling finds the token refused. */
+  /**
+   * Retries a failed set-up, polls once set up, and sets up again when polling finds the token refused. With a
+   * webhook it ends once set up, and a reply refused for the token starts it again.
+   */
   private async keepConnected(context: AdapterContext, health: ConnectionHealth, first: ConnectOutcome): Promise<void> {
     const signal = this.lifetime.signal;
     let outcome = first;
     while (!signal.aborted && outcome.kind !== "stopped") {
       if (outcome.kind === "failed") {
-        await this.sleep(health.failed(outcome.failure, "cannot connect to Telegram"), signal);
+        await this.sleep(health.failed(outcome.failure, outcome.activity), signal);
       } else if (!this.poller || (await this.poller.run()) === "stopped") {
         // With a webhook, Telegram comes to the gateway from now on.
         return;

@@ -50,6 +50,8 @@ export class UpdatePoller {
   private handOverFailures = 0;
   private readonly abort = new AbortController();
   private running: Promise<PollingEnd> | undefined;
+  /** Cuts short the long poll under way (a probe call is never cut: it answers at once anyway). */
+  private heldPoll: AbortController | undefined;
 
   constructor(private readonly options: UpdatePollerOptions) {}
 
@@ -59,6 +61,15 @@ export class UpdatePoller {
       this.running = undefined;
     });
     return this.running;
+  }
+
+  /**
+   * Ends the long poll under way, if any, so the next call answers at once and tells whether Telegram still accepts
+   * the token: a refused reply then goes the way of a refused getUpdates. Updates a cut poll was about to return
+   * are not confirmed, so Telegram sends them again.
+   */
+  checkNow(): void {
+    this.heldPoll?.abort();
   }
 
   /** Ends the current long poll, lets an update being handed over finish, and confirms what was handed over. */
@@ -75,18 +86,26 @@ export class UpdatePoller {
     let probing = true;
     while (!signal.aborted) {
       let updates: Update[];
+      const held = probing ? undefined : new AbortController();
+      this.heldPoll = held;
       try {
         updates = await this.options.api.getUpdates(
           { offset: this.offset, timeout: probing ? 0 : (this.options.timeoutSeconds ?? 30), allowed_updates: this.options.allowedUpdates },
-          signal,
+          held ? AbortSignal.any([signal, held.signal]) : signal,
         );
       } catch (error) {
         if (signal.aborted) break;
+        if (held?.signal.aborted) {
+          probing = true;
+          continue;
+        }
         const failure = describeApiFailure(error);
         await sleep(health.failed(failure, "Telegram polling failed"), signal);
         if (failure.kind === "unauthorized" && !signal.aborted) return "unauthorized";
         probing = true;
         continue;
+      } finally {
+        this.heldPoll = undefined;
       }
       if (probing) health.succeeded();
       probing = false;
