@@ -20,9 +20,12 @@ let collector: OtlpCollector;
 let home: string;
 let redis: TestRedis | undefined;
 const apps: AppProcess[] = [];
+/** Set by a test to hold a streamed reply between its chunks (the stand-in LLM's only pause). */
+let holdStream: (() => Promise<void>) | undefined;
 
 beforeEach(async () => {
-  llm = await startLlmServer();
+  holdStream = undefined;
+  llm = await startLlmServer({ sleep: (ms) => holdStream?.() ?? new Promise((resolve) => setTimeout(resolve, ms)) });
   telegram = await startFakeTelegram({ token: TOKEN });
   collector = await startOtlpCollector();
   home = await mkdtemp(path.join(os.tmpdir(), "hermes-otel-"));
@@ -161,5 +164,42 @@ describe("OpenTelemetry traces exported over OTLP to a stand-in collector", () =
     for (const name of ["invoke_agent hermes", "chat scripted-model", "execute_tool think"]) {
       for (const span of spans.filter((s) => s.name === name)) expect([span.serviceName, span.traceId]).toEqual(["hermes-worker", receive.traceId]);
     }
+  }, 90_000);
+
+  it("puts a message answered on a worker in another message's job into its own trace", async () => {
+    redis = await startRedis();
+    const worker = startApp("worker", env({ REDIS_URL: redis.url }));
+    apps.push(worker);
+    await worker.waitFor("worker started");
+    const app = gateway({ REDIS_URL: redis.url });
+    await app.waitFor("gateway started");
+
+    // The first answer stalls mid-stream until the second message has been received, so the worker's job for the
+    // first message answers the second too (its session is busy) — a job whose context is the first message's.
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    holdStream = () => released;
+    llm.enqueue({ kind: "text", text: "First answer.", chunks: 2, delayMsBetweenChunks: 1 }, { kind: "text", text: "Second answer." });
+    telegram.userWrites({ from: ADA, text: "first question" });
+    await waitUntil(() => llm.requests.length === 1, "the first run");
+    telegram.userWrites({ from: ADA, text: "second question" });
+    await waitUntil(() => telegram.sentTo(ADA.id).some((sent) => sent.visible.includes("still answering")), "the busy acknowledgement");
+    release();
+    await waitUntil(() => telegram.sentTo(ADA.id).some((sent) => sent.visible.includes("Second answer.")), "the second reply");
+    await stop(app);
+    await stop(worker);
+
+    const spans = await collector.waitFor((all) => all.filter((span) => span.name === "hermes.run").length === 2 && all.filter((span) => span.name === "send telegram" && span.attributes["hermes.delivery.kind"] === "reply").length === 2);
+    const receives = spans.filter((span) => span.name === "receive telegram");
+    expect(receives).toHaveLength(2);
+    for (const receive of receives) {
+      const ofMessage = (name: string) => spans.filter((span) => span.name === name && span.attributes["hermes.inbound_id"] === receive.attributes["hermes.inbound_id"] && span.attributes["hermes.delivery.kind"] !== "notice");
+      const [run, ...moreRuns] = ofMessage("hermes.run");
+      const [send, ...moreSends] = ofMessage("send telegram");
+      expect([moreRuns, moreSends]).toEqual([[], []]);
+      expect(run).toMatchObject({ serviceName: "hermes-worker", traceId: receive.traceId, parentSpanId: receive.spanId });
+      expect(send).toMatchObject({ serviceName: "hermes-gateway", traceId: receive.traceId, parentSpanId: receive.spanId });
+    }
+    expect(new Set(receives.map((receive) => receive.traceId)).size).toBe(2);
   }, 90_000);
 });
