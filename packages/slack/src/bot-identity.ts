@@ -28,7 +28,8 @@ export async function identifyBot(client: webApi.WebClient): Promise<IdentityRes
 }
 
 export interface IdentifyRetries {
-  status: ConnectionStatus;
+  /** Where each failed attempt is reported. */
+  status: Pick<ConnectionStatus, "retrying">;
   retry: RetryPolicy;
   now: () => number;
   signal: AbortSignal;

@@ -17,6 +17,7 @@ import { envelopeEventId, readMessageEvent, type SlackFile } from "./slack-event
 import { SlackSocketReceiver } from "./socket-mode-receiver.js";
 import { slackUserName, UserNames } from "./user-names.js";
 import { webApiFailure } from "./web-api-failure.js";
+import { BotTokenRecheck } from "./token-recheck.js";
 import { WorkingReaction } from "./working-reaction.js";
 
 export interface SlackAdapterDeps {
@@ -70,8 +71,9 @@ export function createSlackAdapter(settings: SlackSettings, deps: SlackAdapterDe
 /**
  * Slack as a chat platform, on Bolt: events over HTTP (on the gateway's server, `POST /slack/events`) with the
  * signing secret, or over Socket Mode with the app token; answers in threads, in Slack's mrkdwn. It never gives up
- * on Slack: a refused token or an unreachable Slack at start, and a lost Socket Mode connection later, are reported
- * to the gateway (`retrying`, with the cause) and retried with capped backoff until it works or the adapter stops.
+ * on Slack: a refused token or an unreachable Slack at start, a lost Socket Mode connection later, and a bot token
+ * refused on a reply, are reported to the gateway (`retrying`, with the cause) and retried with capped backoff until
+ * it works or the adapter stops.
  */
 export class SlackAdapter implements PlatformAdapter {
   readonly platform = SLACK_PLATFORM;
@@ -83,6 +85,7 @@ export class SlackAdapter implements PlatformAdapter {
   private bot: { userId: string; name?: string } | undefined;
   private reaction: WorkingReaction | undefined;
   private names: UserNames | undefined;
+  private tokenRecheck: BotTokenRecheck | undefined;
   private readonly refusals: RefusalCounts = { missing_signature: 0, stale_timestamp: 0, bad_signature: 0 };
   private readonly events = new OncePerKey();
   private readonly messages = new OncePerKey();
@@ -163,6 +166,7 @@ export class SlackAdapter implements PlatformAdapter {
       if (threadTs) this.threads.remember(target.chatId, threadTs);
       return typeof result.ts === "string" ? { ok: true, messageId: result.ts } : { ok: true };
     } catch (error) {
+      this.tokenRecheck?.notice(error);
       return webApiFailure(error);
     }
   }
@@ -197,7 +201,8 @@ export class SlackAdapter implements PlatformAdapter {
     app.use(async ({ body, next }) => this.oncePerEvent(body, next));
     app.event("message", async ({ event }) => this.handleEvent(event));
     app.event("app_mention", async ({ event }) => this.handleEvent(event));
-    this.reaction = new WorkingReaction(app.client, this.deps.logger);
+    this.tokenRecheck = new BotTokenRecheck({ client: app.client, status: run.status, retry: this.retry, now: this.now, signal: run.signal });
+    this.reaction = new WorkingReaction(app.client, this.deps.logger, (error) => this.tokenRecheck?.notice(error));
     this.names = new UserNames({ lookup: (user) => slackUserName(app.client, user), logger: this.deps.logger, now: this.now });
     this.app = app;
     // Socket Mode reports its own state from here on (it resolves after its first attempt).

@@ -37,6 +37,12 @@ export function connectionFailure(error: unknown, call: { method: string; token:
   }
 }
 
+/** Slack's refusal of the bot token (SLACK_BOT_TOKEN) in a failed Web API call, or undefined for any other failure. */
+export function botTokenRefusal(error: unknown): ConnectionFailure | undefined {
+  const apiError = platformErrorCode(error);
+  return apiError !== undefined && TOKEN_REFUSALS.has(apiError) ? { cause: `Slack refused SLACK_BOT_TOKEN (${apiError})` } : undefined;
+}
+
 /** The message of the deepest `cause`: "connect ECONNREFUSED 127.0.0.1:9" rather than "fetch failed". */
 export function innermostMessage(error: unknown): string {
   let message = error instanceof Error ? error.message : String(error);

@@ -12,6 +12,8 @@ export class WorkingReaction {
   constructor(
     private readonly client: webApi.WebClient,
     private readonly logger: Logger,
+    /** Sees each failure too (a refused bot token shows here first when the bot has nothing to say yet). */
+    private readonly onFailure: (error: unknown) => void = () => {},
     private readonly name = "eyes",
   ) {}
 
@@ -36,6 +38,7 @@ export class WorkingReaction {
       const code = platformErrorCode(error);
       // Already there, or already gone (someone removed it by hand): the reaction is where it should be.
       if (code === "already_reacted" || code === "no_reaction") return;
+      this.onFailure(error);
       this.logger.warn(`slack reaction could not be ${action === "add" ? "added" : "removed"}`, { channel, error: code ?? String(error) });
     }
   }
