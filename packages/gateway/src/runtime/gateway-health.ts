@@ -2,7 +2,7 @@ import type { Logger } from "@hermes/agent";
 import type { Store } from "@hermes/store";
 import type { HealthReport } from "./health.js";
 import { PlatformHealth } from "./platform-health.js";
-import { platformCheck, runReadinessChecks, storeCheck, type ReadinessCheck, type ReadinessReport } from "./readiness.js";
+import { platformCheck, runReadinessChecks, storeCheck, unreadyWhileStopping, type ReadinessCheck, type ReadinessReport } from "./readiness.js";
 import { RedisProbe } from "./redis-probe.js";
 import type { GatewayMetrics } from "./gateway-metrics.js";
 
@@ -51,11 +51,7 @@ export function createGatewayHealth(options: GatewayHealthOptions): GatewayHealt
       };
     },
     async readiness() {
-      const report = await runReadinessChecks(checks);
-      if (options.isStopping()) {
-        report.status = "unready";
-        report.checks.process = { ok: false, detail: "stopping" };
-      }
+      const report = unreadyWhileStopping(await runReadinessChecks(checks), options.isStopping());
       return { ...report, platforms: platforms.snapshot() };
     },
     close() {

@@ -2,7 +2,7 @@ import type { Logger } from "@hermes/agent";
 import type { Store } from "@hermes/store";
 import type { WorkerHealth } from "../queue/types.js";
 import type { HealthReport } from "./health.js";
-import { runReadinessChecks, storeCheck, type ReadinessReport } from "./readiness.js";
+import { runReadinessChecks, storeCheck, unreadyWhileStopping, type ReadinessReport } from "./readiness.js";
 import { RedisProbe } from "./redis-probe.js";
 
 export interface WorkerHealthOptions {
@@ -37,11 +37,7 @@ export function createWorkerHealth(options: WorkerHealthOptions): WorkerHealthEn
       return { status: options.isStopping() ? "stopping" : "ok", role: "worker", uptimeSeconds: Math.round((now() - started) / 1000), ...options.host.workerHealth() };
     },
     async readiness() {
-      const report = await runReadinessChecks(checks);
-      if (options.isStopping()) {
-        report.status = "unready";
-        report.checks.process = { ok: false, detail: "stopping" };
-      }
+      const report = unreadyWhileStopping(await runReadinessChecks(checks), options.isStopping());
       return { ...report, ...options.host.workerHealth() };
     },
     close() {

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PlatformHealth } from "./platform-health.js";
-import { platformCheck, runReadinessChecks, storeCheck } from "./readiness.js";
+import { platformCheck, runReadinessChecks, storeCheck, unreadyWhileStopping } from "./readiness.js";
 
 const folders: string[] = [];
 afterEach(async () => {
@@ -36,6 +36,17 @@ describe("runReadinessChecks", () => {
         broken: { ok: false, detail: "bug in a check" },
         hanging: { ok: false, detail: "no answer within 50 ms" },
       },
+    });
+  });
+});
+
+describe("unreadyWhileStopping", () => {
+  it("keeps the report while serving and turns it unready, naming the process, while stopping", async () => {
+    const report = await runReadinessChecks({ store: async () => ({ ok: true, detail: "writable" }) });
+    expect(unreadyWhileStopping(report, false)).toEqual({ status: "ready", checks: { store: { ok: true, detail: "writable" } } });
+    expect(unreadyWhileStopping(report, true)).toEqual({
+      status: "unready",
+      checks: { store: { ok: true, detail: "writable" }, process: { ok: false, detail: "stopping" } },
     });
   });
 });

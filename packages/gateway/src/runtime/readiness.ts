@@ -26,6 +26,12 @@ export async function runReadinessChecks(checks: Record<string, ReadinessCheck>,
   return { status: results.every((result) => result.ok) ? "ready" : "unready", checks: report };
 }
 
+/** A stopping process is unready whatever its parts say, so a load balancer moves traffic away while it drains. */
+export function unreadyWhileStopping(report: ReadinessReport, stopping: boolean): ReadinessReport {
+  if (!stopping) return report;
+  return { ...report, status: "unready", checks: { ...report.checks, process: { ok: false, detail: "stopping" } } };
+}
+
 /** Ready while the adapter reports `connected`; otherwise its state and last error, e.g. "retrying: 401 Unauthorized". */
 export function platformCheck(health: PlatformHealth, platform: string): ReadinessCheck {
   return async () => {
