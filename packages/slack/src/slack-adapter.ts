@@ -5,15 +5,13 @@ import { identifyBotUntilAccepted } from "./bot-identity.js";
 import { BotThreads } from "./bot-threads.js";
 import { boltLoggerFor } from "./bolt-logger.js";
 import { ConnectionStatus } from "./connection-status.js";
-import { attachmentFor, downloadSlackFiles } from "./file-download.js";
+import { SlackEventIntake } from "./event-intake.js";
 import { SlackHttpReceiver } from "./http-receiver.js";
 import { markdownToMrkdwn, plainSlackText } from "./mrkdwn.js";
-import { isAddressedToBot, normalizeSlackEvent, SLACK_PLATFORM } from "./normalize.js";
-import { OncePerKey } from "./once-per-key.js";
+import { isAddressedToBot, SLACK_PLATFORM } from "./normalize.js";
 import type { RefusalReason } from "./request-signature.js";
 import { DEFAULT_RETRY_POLICY, settlesWithin, type RetryPolicy } from "./retry-policy.js";
 import { trustedFileOrigins, webApiUrlFor } from "./slack-api-url.js";
-import { envelopeEventId, readMessageEvent, type SlackFile } from "./slack-events.js";
 import { SlackSocketReceiver } from "./socket-mode-receiver.js";
 import { slackUserName, UserNames } from "./user-names.js";
 import { webApiFailure } from "./web-api-failure.js";
@@ -82,14 +80,11 @@ export class SlackAdapter implements PlatformAdapter {
   readonly mode: "http" | "socket";
   private app: App | undefined;
   private context: AdapterContext | undefined;
-  private bot: { userId: string; name?: string } | undefined;
   private reaction: WorkingReaction | undefined;
-  private names: UserNames | undefined;
   private tokenRecheck: BotTokenRecheck | undefined;
   private readonly refusals: RefusalCounts = { missing_signature: 0, stale_timestamp: 0, bad_signature: 0 };
-  private readonly events = new OncePerKey();
-  private readonly messages = new OncePerKey();
   private readonly threads = new BotThreads();
+  private readonly intake: SlackEventIntake;
   private readonly now: () => number;
   private readonly retry: RetryPolicy;
   private lifetime: AbortController | undefined;
@@ -102,6 +97,20 @@ export class SlackAdapter implements PlatformAdapter {
     this.mode = settings.appToken ? "socket" : "http";
     this.now = deps.now ?? Date.now;
     this.retry = { ...DEFAULT_RETRY_POLICY, ...deps.retry };
+    this.intake = new SlackEventIntake({
+      logger: deps.logger,
+      context: () => this.context,
+      threads: this.threads,
+      nameLookupWaitMs: deps.nameLookupWaitMs ?? DEFAULT_NAME_LOOKUP_WAIT_MS,
+      files: {
+        botToken: settings.botToken,
+        directory: deps.attachmentsDir,
+        maxBytes: deps.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,
+        trustedOrigins: trustedFileOrigins(settings.apiUrl),
+        fetch: deps.fetch ?? fetch,
+        budgetMs: deps.downloadBudgetMs ?? DEFAULT_DOWNLOAD_BUDGET_MS,
+      },
+    });
   }
 
   /** Requests to /slack/events refused so far, by reason. */
@@ -188,7 +197,6 @@ export class SlackAdapter implements PlatformAdapter {
     const bot = await identifyBotUntilAccepted(identifying, { ...run, retry: this.retry, now: this.now, onFailure: run.settleFirst });
     // Also when stop() came while auth.test was answered: no connection may be opened after stop.
     if (!bot || run.signal.aborted) return;
-    this.bot = { userId: bot.userId, name: this.deps.botName ?? bot.name };
     const app = new App({
       token: this.settings.botToken,
       botId: bot.botId,
@@ -198,12 +206,10 @@ export class SlackAdapter implements PlatformAdapter {
       clientOptions: { ...clientOptions },
       convoStore: false,
     });
-    app.use(async ({ body, next }) => this.oncePerEvent(body, next));
-    app.event("message", async ({ event }) => this.handleEvent(event));
-    app.event("app_mention", async ({ event }) => this.handleEvent(event));
     this.tokenRecheck = new BotTokenRecheck({ client: app.client, status: run.status, retry: this.retry, now: this.now, signal: run.signal });
     this.reaction = new WorkingReaction(app.client, this.deps.logger, (error) => this.tokenRecheck?.notice(error));
-    this.names = new UserNames({ lookup: (user) => slackUserName(app.client, user), logger: this.deps.logger, now: this.now });
+    const names = new UserNames({ lookup: (user) => slackUserName(app.client, user), logger: this.deps.logger, now: this.now });
+    this.intake.listen(app, { bot: { userId: bot.userId, name: this.deps.botName ?? bot.name }, names, reaction: this.reaction });
     this.app = app;
     // Socket Mode reports its own state from here on (it resolves after its first attempt).
     await app.start();
@@ -233,73 +239,6 @@ export class SlackAdapter implements PlatformAdapter {
     // Registered at once: until Slack accepts the bot token, events are answered 503 and Slack delivers them again.
     context.route("POST", SLACK_EVENTS_PATH, receiver.handle);
     return { ok: true, receiver };
-  }
-
-  /** Slack re-delivers an event it thinks was lost (X-Slack-Retry-Num, Socket Mode retry_attempt): handle it once. */
-  private async oncePerEvent(body: unknown, next: () => Promise<void>): Promise<void> {
-    const eventId = envelopeEventId(body);
-    if (eventId === undefined) return next();
-    if (!this.events.claim(eventId)) {
-      this.deps.logger.debug("slack event delivered again; already handled", { eventId });
-      return;
-    }
-    let handled = false;
-    try {
-      await next();
-      handled = true;
-    } finally {
-      this.events.settle(eventId, handled);
-    }
-  }
-
-  private async handleEvent(raw: unknown): Promise<void> {
-    const bot = this.bot;
-    const event = readMessageEvent(raw);
-    if (!this.context) throw new Error("the Slack adapter is stopped");
-    if (!bot || !event) return;
-    const normalized = normalizeSlackEvent(event, { botUserId: bot.userId, botName: bot.name, botIsInThread: (channel, ts) => this.threads.has(channel, ts) });
-    if (!normalized.ok) {
-      this.deps.logger.debug("slack event ignored", { reason: normalized.reason, channel: event.channel });
-      return;
-    }
-    const { message, files } = normalized;
-    // The same message also comes as app_mention (or message): one hand-over is enough.
-    if (!this.messages.claim(message.messageId)) return;
-    let handed = false;
-    try {
-      const addressed = isAddressedToBot(message);
-      // Both run side by side and are bounded, so the message is persisted within Slack's acknowledgement deadline.
-      const naming = this.names?.nameWithin(message.user.id, this.deps.nameLookupWaitMs ?? DEFAULT_NAME_LOOKUP_WAIT_MS);
-      if (files.length > 0) await this.attachFiles(message, files, addressed);
-      const name = await naming;
-      if (name) message.user.name = name;
-      const context = this.context;
-      if (!context) throw new Error("the Slack adapter stopped while the message was being prepared");
-      await context.receive(message);
-      handed = true;
-      if (addressed) this.reaction?.add(message.chat.id, event.ts);
-    } finally {
-      this.messages.settle(message.messageId, handed);
-    }
-  }
-
-  /** Files of messages meant for the bot are downloaded; others (seen only with /respond all) are just listed. */
-  private async attachFiles(message: InboundMessage, files: readonly SlackFile[], download: boolean): Promise<void> {
-    if (!download) {
-      message.attachments = files.map(attachmentFor);
-      return;
-    }
-    const downloaded = await downloadSlackFiles(files, {
-      botToken: this.settings.botToken,
-      directory: this.deps.attachmentsDir,
-      maxBytes: this.deps.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,
-      trustedOrigins: trustedFileOrigins(this.settings.apiUrl),
-      fetch: this.deps.fetch ?? fetch,
-      logger: this.deps.logger,
-      deadline: AbortSignal.timeout(this.deps.downloadBudgetMs ?? DEFAULT_DOWNLOAD_BUDGET_MS),
-    });
-    message.attachments = downloaded.attachments;
-    if (downloaded.notes.length > 0) message.text = [message.text, ...downloaded.notes.map((note) => `[${note}]`)].filter(Boolean).join("\n\n");
   }
 }
 
