@@ -1,5 +1,5 @@
 import http from "node:http";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import net, { type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -166,6 +166,18 @@ describe("hermes doctor --json", () => {
     expect(check(bare.report, "model")).toMatchObject({ status: "fail", detail: expect.stringContaining("npm run hermes -- setup") });
     for (const name of ["telegram", "discord", "slack"]) expect(check(bare.report, name)).toEqual({ name, status: "ok", detail: "not configured" });
     expect(check(bare.report, "redis").detail).toMatch(/^not configured/);
+  });
+
+  it("warns and still exits when a hook's handler never finishes loading", async () => {
+    const env = await healthyEnv("stuck-hook");
+    const hooksDir = path.join(root, "stuck-hook", "hooks");
+    await mkdir(path.join(hooksDir, "stuck"), { recursive: true });
+    await writeFile(path.join(hooksDir, "stuck", "HOOK.yaml"), "name: stuck\ndescription: never loads\nevents: [message:received]\n");
+    await writeFile(path.join(hooksDir, "stuck", "handler.mjs"), "await new Promise(() => {});\nexport default async () => undefined;\n");
+    const { code, report } = await doctor(env);
+    expect(check(report, "hooks")).toMatchObject({ status: "warn", detail: expect.stringContaining(`hooks did not finish loading within 5 s (from ${hooksDir})`) });
+    expect(report.ok).toBe(true);
+    expect(code).toBe(0);
   });
 
   it("prints one line per check without --json", async () => {
