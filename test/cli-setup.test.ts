@@ -70,6 +70,14 @@ describe("hermes setup with options", () => {
     expect(await modeOf(configFile)).toBe(0o600);
   });
 
+  it("says in one line that HERMES_API_KEY in the environment would win over the saved provider key", async () => {
+    const run = await runCli(["setup", "--model", "anthropic/claude-sonnet-4-5", "--api-key", "sk-ant-new", "--skip-checks"], { env: { ...env(), HERMES_API_KEY: "sk-env-old" }, cwd: root });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe("note: HERMES_API_KEY set in the environment or .env wins over the saved ANTHROPIC_API_KEY; unset it there for the saved key to be used\n");
+    expect(await savedConfig()).toEqual({ HERMES_MODEL: "anthropic/claude-sonnet-4-5", ANTHROPIC_API_KEY: "sk-ant-new" });
+    expect(run.stdout + run.stderr).not.toContain("sk-env-old");
+  });
+
   it("saves nothing and exits 1 when a check fails, unless --skip-checks", async () => {
     const refused = await runCli(["setup", "--telegram-token", "999:wrong"], { env: env(), cwd: root });
     expect(refused.code).toBe(1);

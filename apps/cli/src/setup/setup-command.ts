@@ -8,6 +8,7 @@ import {
   readSetupContext,
   runSetupWizard,
   saveConfigYaml,
+  shadowedSettingsNote,
   type FetchLike,
 } from "@hermes/gateway";
 import { booleanOption, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type ParsedCommand } from "../cli/command-spec.js";
@@ -63,7 +64,7 @@ export async function runSetup(command: ParsedCommand, io: SetupIo): Promise<num
     return EXIT_FAILED;
   }
   io.stdout.write(`Saved ${[...updates.keys()].filter((name) => updates.get(name) !== null).join(", ")} to ${file}.\n`);
-  const shadowed = [...updates.keys()].filter((name) => updates.get(name) !== null && context.overriddenByEnvironment.has(name));
-  if (shadowed.length > 0) io.stderr.write(`note: also set in the environment or .env, which win over config.yaml: ${shadowed.join(", ")}\n`);
+  const shadowed = shadowedSettingsNote(updates, context);
+  if (shadowed !== undefined) io.stderr.write(`note: ${shadowed}\n`);
   return EXIT_OK;
 }

@@ -5,6 +5,6 @@ export { DEFAULT_DISCORD_API_URL, DEFAULT_SLACK_API_URL, probeDiscord, probeSlac
 export { DEFAULT_PROBE_TIMEOUT_MS, describeRequestFailure, type FetchLike, type ProbeDeps, type ProbeResult, type ProbeStatus } from "./probe-result.js";
 export { clackPrompter, type SetupPrompter } from "./prompter.js";
 export { probeRedis } from "./redis-probe.js";
-export { answeredParts, apiKeyVariable, checkSetupPart, configUpdatesFor, readSetupContext, type SetupAnswers, type SetupContext, type SetupPart } from "./setup-answers.js";
+export { answeredParts, apiKeyVariable, checkSetupPart, configUpdatesFor, readSetupContext, shadowedSettingsNote, type SetupAnswers, type SetupContext, type SetupPart } from "./setup-answers.js";
 export { needsSetup, offerSetup } from "./offer-setup.js";
 export { runSetupWizard, type WizardOutcome } from "./wizard.js";

@@ -1,5 +1,5 @@
 import os from "node:os";
-import { PROVIDER_KEY_VARIABLES } from "@hermes/agent";
+import { PROVIDER_KEY_NAMES, PROVIDER_KEY_VARIABLES } from "@hermes/agent";
 import { DEFAULT_TELEGRAM_API_ROOT } from "../config/platforms.js";
 import { readConfigSources } from "../config/sources.js";
 import type { ConfigUpdates } from "./config-file.js";
@@ -85,6 +85,22 @@ export function configUpdatesFor(answers: SetupAnswers): ConfigUpdates {
   }
   if (answers.redisUrl !== undefined) updates.set("REDIS_URL", answers.redisUrl);
   return updates;
+}
+
+/**
+ * One line, when settings just saved to config.yaml will not be used: the environment and .env win over it, and
+ * HERMES_API_KEY wins over a provider's own key. Names only, never values.
+ */
+export function shadowedSettingsNote(updates: ConfigUpdates, context: Pick<SetupContext, "overriddenByEnvironment">): string | undefined {
+  const saved = [...updates].filter(([, value]) => value !== null).map(([name]) => name);
+  const notes: string[] = [];
+  const sameName = saved.filter((name) => context.overriddenByEnvironment.has(name));
+  if (sameName.length > 0) notes.push(`also set in the environment or .env, which win over config.yaml: ${sameName.join(", ")}`);
+  const providerKey = saved.find((name) => PROVIDER_KEY_NAMES.has(name));
+  if (providerKey !== undefined && context.overriddenByEnvironment.has("HERMES_API_KEY")) {
+    notes.push(`HERMES_API_KEY set in the environment or .env wins over the saved ${providerKey}; unset it there for the saved key to be used`);
+  }
+  return notes.length > 0 ? notes.join("; ") : undefined;
 }
 
 /** Checks one part of the answers online, exactly as `hermes doctor` checks the saved settings. */

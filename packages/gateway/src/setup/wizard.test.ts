@@ -120,4 +120,12 @@ describe("the setup wizard", () => {
     expect(await runSetupWizard({ env: elsewhere, cwd: root, prompter: cancelled.prompter, probe })).toEqual({ kind: "cancelled" });
     await expect(stat(path.join(root, "other"))).rejects.toThrow(/ENOENT/);
   });
+
+  it("warns when the environment would win over a saved setting, naming it and never its value", async () => {
+    const offline = `http://127.0.0.1:${await closedPort()}/v1`;
+    const { prompter, said } = scriptedPrompter(["custom", offline, "later-model", "key-1", "keep", [], false]);
+    expect(await runSetupWizard({ env: { ...env(), HERMES_API_KEY: "env-key" }, cwd: root, prompter, probe })).toMatchObject({ kind: "saved" });
+    expect(said).toContain("Also set in the environment or .env, which win over config.yaml: HERMES_API_KEY.");
+    expect(said.join("\n")).not.toContain("env-key");
+  });
 });

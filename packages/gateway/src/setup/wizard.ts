@@ -1,7 +1,7 @@
 import { configYamlPath, saveConfigYaml } from "./config-file.js";
 import type { ProbeDeps } from "./probe-result.js";
 import type { SetupPrompter } from "./prompter.js";
-import { configUpdatesFor, readSetupContext, type SetupAnswers } from "./setup-answers.js";
+import { configUpdatesFor, readSetupContext, shadowedSettingsNote, type SetupAnswers } from "./setup-answers.js";
 import { askDiscord, askModel, askRedis, askSlack, askTelegram, CANCELLED, type WizardDeps } from "./wizard-steps.js";
 
 export type WizardOutcome = { kind: "saved"; file: string; answers: SetupAnswers } | { kind: "cancelled" } | { kind: "failed"; error: string };
@@ -48,8 +48,8 @@ export async function runSetupWizard(options: { env: Readonly<Record<string, str
     prompter.warn(saved.error);
     return { kind: "failed", error: saved.error };
   }
-  const shadowed = [...updates.keys()].filter((name) => updates.get(name) !== null && context.overriddenByEnvironment.has(name));
-  if (shadowed.length > 0) prompter.warn(`Also set in the environment or .env, which win over config.yaml: ${shadowed.join(", ")}.`);
+  const shadowed = shadowedSettingsNote(updates, context);
+  if (shadowed !== undefined) prompter.warn(`${shadowed.charAt(0).toUpperCase()}${shadowed.slice(1)}.`);
   prompter.success(`Saved ${[...updates.keys()].join(", ")} to ${file}.`);
   prompter.outro("Start the bot with npm start; npm run hermes -- doctor checks everything again.");
   return { kind: "saved", file, answers };
