@@ -38,7 +38,6 @@ export { CostTracker, emptyUsageTotals, type UsageTotals } from "./observability
 export {
   ContextCompressor,
   asCompressMessages,
-  type CompressionLineage,
   type CompressionReason,
   type CompressionResult,
   type CompressOptions,
@@ -60,7 +59,6 @@ export {
   type SkillLocations,
 } from "./skills/register-skill-tools.js";
 export { SkillCatalog, type SkillCatalogOptions, type SkillCatalogStats } from "./skills/skill-cache.js";
-export { skillsPromptHint } from "./skills/skills-prompt-hint.js";
 export type { SkillEntry, SkillIndex, SkillSource, SkillOverride } from "./skills/skill-index.js";
 export type { SkillProblem } from "./skills/skill-scan.js";
 export type { SkillAction, SkillChangeListener } from "./skills/local-skill-store.js";

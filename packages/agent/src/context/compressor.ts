@@ -13,17 +13,6 @@ import { estimateContextTokens, estimateMessagesTokens } from "./token-estimate.
 
 export type CompressionReason = "proactive" | "overflow";
 
-/** What the gateway stores so the compressed session points back at the one it came from (seed 002 §7.4). */
-export interface CompressionLineage {
-  parentSessionId: string;
-  reason: CompressionReason;
-  messagesBefore: number;
-  messagesAfter: number;
-  tokensBefore: number;
-  tokensAfter: number;
-  summary: string;
-}
-
 export interface ContextCompressorOptions {
   /** The model that writes summaries (often a cheaper one than the conversation's). */
   summarizer: ModelBinding;
@@ -37,7 +26,6 @@ export interface ContextCompressorOptions {
   summaryTimeoutMs?: number;
   logger?: Logger;
   now?: () => number;
-  onLineage?: (record: CompressionLineage) => void;
 }
 
 export interface CompressOptions {
@@ -182,7 +170,6 @@ export class ContextCompressor {
       this.logger.info("context compression did not shrink the conversation; keeping it", { reason, tokensBefore, tokensAfter });
       return null;
     }
-    const summaryText = outcome.ok ? outcome.summary : typeof note.content === "string" ? note.content : "";
     this.logger.info("context compressed", {
       reason,
       messagesBefore: messages.length,
@@ -192,28 +179,11 @@ export class ContextCompressor {
       effective,
       fallback: outcome.ok ? undefined : "dropped_middle",
     });
-    this.emitLineage({
-      parentSessionId: options.sessionId,
-      reason,
-      messagesBefore: messages.length,
-      messagesAfter: assembled.messages.length,
-      tokensBefore,
-      tokensAfter,
-      summary: summaryText,
-    });
     return {
       messages: assembled.messages,
       savedTokens: tokensBefore - tokensAfter,
       ...(outcome.ok ? { summary: outcome.summary } : { fallback: "dropped_middle" as const }),
     };
-  }
-
-  private emitLineage(record: CompressionLineage): void {
-    try {
-      this.options.onLineage?.(record);
-    } catch (error) {
-      this.logger.error("onLineage callback failed", { error: error instanceof Error ? error.message : String(error) });
-    }
   }
 }
 

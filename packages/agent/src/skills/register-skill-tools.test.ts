@@ -6,7 +6,6 @@ import { parseSkillDocument } from "./frontmatter.js";
 import { SkillCatalog } from "./skill-cache.js";
 import { makeTempDir, skillMarkdown, toolContext, writeSkill } from "./skill-fixtures.js";
 import { bundledSkillsDir, createSkillTools, defaultSkillLocations, registerSkillTools } from "./register-skill-tools.js";
-import { skillsPromptHint } from "./skills-prompt-hint.js";
 
 let base: string;
 
@@ -83,25 +82,5 @@ describe("bundled skills", () => {
       const tier3 = await view.handler({ name, file }, toolContext());
       expect(tier3.isError).toBeUndefined();
     }
-  });
-});
-
-describe("skillsPromptHint", () => {
-  it("points to the skill tools without listing the skills", async () => {
-    await writeSkill(base, "alpha", { extraFrontmatter: "category: research", description: "SECRET-DESCRIPTION" });
-    await writeSkill(base, "beta", { extraFrontmatter: "category: communication" });
-    const index = await new SkillCatalog({ roots: [base] }).index();
-    const hint = skillsPromptHint(index, { canManage: true });
-    expect(hint).toContain("You have 2 skills (categories: communication, research)");
-    expect(hint).toContain("skills_list");
-    expect(hint).toContain("skill_view(name)");
-    expect(hint).toContain("skill_manage");
-    expect(hint).not.toContain("alpha");
-    expect(hint).not.toContain("SECRET-DESCRIPTION");
-  });
-
-  it("says when there are none and omits skill_manage when it is not offered", async () => {
-    const index = await new SkillCatalog({ roots: [path.join(base, "none")] }).index();
-    expect(skillsPromptHint(index)).toBe("# Skills\nNo skills are installed yet.");
   });
 });
