@@ -3,6 +3,7 @@ import { insertDelivery } from "./deliveries.js";
 import { appendMessages } from "./messages.js";
 import { sessionStatements } from "./sessions.js";
 import type { StoreContext } from "./store-context.js";
+import { clearToolCheckpoints } from "./tool-checkpoints.js";
 import type { NewDelivery } from "./types.js";
 import { addUsage, type RunUsage } from "./usage.js";
 
@@ -55,6 +56,7 @@ export function createCompleteRun(ctx: StoreContext): CompleteRun {
       for (const delivery of input.deliveries) {
         insertDelivery(ctx, { ...delivery, inboundId: delivery.inboundId ?? input.inboundId });
       }
+      clearToolCheckpoints(ctx, input.inboundId);
       exec.run(
         db
           .updateTable("inbound")

@@ -12,6 +12,7 @@ export interface Database {
   approved_users: ApprovedUsersTable;
   pairing_failures: PairingFailuresTable;
   chat_settings: ChatSettingsTable;
+  tool_checkpoints: ToolCheckpointsTable;
 }
 
 export interface SessionsTable {
@@ -124,4 +125,19 @@ export interface ChatSettingsTable {
   chat_id: string;
   mention_mode: string;
   updated_at: number;
+}
+
+/** Migration 0004: the finished tool calls of runs not completed yet. */
+export interface ToolCheckpointsTable {
+  id: Generated<number>;
+  inbound_id: number;
+  step: number;
+  position: number;
+  tool_call_id: string;
+  tool_name: string;
+  arguments_hash: string;
+  status: string;
+  result: string;
+  duration_ms: number;
+  created_at: number;
 }

@@ -67,6 +67,9 @@ describe("migrations", () => {
     const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
     const traced = await store.inbound.recordIfNew({ platform: "telegram", messageId: "m-2", payload: "{}", status: "received", traceContext: { traceparent } });
     expect((await store.inbound.get(traced.record.id))?.traceContext).toEqual({ traceparent });
+    const saved = { step: 1, position: 0, toolCallId: "c1", toolName: "terminal", argumentsHash: "h", status: "ok", result: { content: "done" }, durationMs: 1 };
+    expect(await store.toolCheckpoints.record({ inboundId: oldInbound?.id ?? -1, ...saved })).toEqual({ saved: true });
+    expect(await store.toolCheckpoints.forRun(oldInbound?.id ?? -1)).toEqual([saved]);
 
     const raw = new BetterSqlite3(file, { readonly: true });
     try {

@@ -8,6 +8,7 @@ import { createRetentionRepository, type RetentionRepository } from "./retention
 import { createSessionSearch, type SearchSessions } from "./search.js";
 import { createSessionRepository, type SessionRepository } from "./sessions.js";
 import type { StoreContext } from "./store-context.js";
+import { createToolCheckpointRepository, type ToolCheckpointRepository } from "./tool-checkpoints.js";
 import { createUsageRepository, type UsageRepository } from "./usage.js";
 import type { WritableCheck } from "./writable-check.js";
 
@@ -24,9 +25,12 @@ export interface Store {
   chatSettings: ChatSettingsRepository;
   /** Deletes finished records (and, when asked, old conversations) past their retention window. */
   retention: RetentionRepository;
+  /** The finished tool calls of runs still open, replayed when a run is taken up again after a crash. */
+  toolCheckpoints: ToolCheckpointRepository;
   /**
    * Atomically finishes a run: only while the inbound is still 'running' (or 'queued') it appends the messages, adds
-   * the usage, enqueues the deliveries and marks the inbound answered (or failed). Otherwise it changes nothing.
+   * the usage, enqueues the deliveries, drops the run's tool checkpoints and marks the inbound answered (or failed).
+   * Otherwise it changes nothing.
    */
   completeRun: CompleteRun;
   /** Whether the database takes writes right now (for readiness); changes nothing. */
@@ -46,6 +50,7 @@ export function createStore(ctx: StoreContext, close: () => Promise<void>, check
     pairing: createPairingRepository(ctx),
     chatSettings: createChatSettingsRepository(ctx),
     retention: createRetentionRepository(ctx),
+    toolCheckpoints: createToolCheckpointRepository(ctx),
     completeRun: createCompleteRun(ctx),
     checkWritable,
     close,

@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from "kysely";
 import { initialMigration } from "./0001-initial.js";
 import { pairingMigration } from "./0002-pairing.js";
 import { traceContextMigration } from "./0003-trace-context.js";
+import { toolCheckpointsMigration } from "./0004-tool-checkpoints.js";
 
 /** Every schema version in order. Names sort in apply order; never rename or edit one that has shipped. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ["0001_initial", initialMigration],
   ["0002_pairing", pairingMigration],
   ["0003_trace_context", traceContextMigration],
+  ["0004_tool_checkpoints", toolCheckpointsMigration],
 ];
 
 export function migrationNames(): string[] {
