@@ -6,7 +6,7 @@ import type { AnyToolDefinition } from "../tools/types.js";
 import { LocalSkillStore, type SkillChangeListener } from "./local-skill-store.js";
 import type { InlineShellRunner } from "./preprocess.js";
 import { SkillCatalog } from "./skill-cache.js";
-import { skillManageTool } from "./skill-manage-tool.js";
+import { skillManageTool, type SkillManageOptions } from "./skill-manage-tool.js";
 import { skillViewTool } from "./skill-view-tool.js";
 import { skillsListTool } from "./skills-list-tool.js";
 
@@ -22,6 +22,8 @@ export interface SkillToolsOptions {
   /** Run `!`cmd`!` lines when a skill is loaded (default false). */
   allowInlineShell?: boolean;
   onSkillChanged?: SkillChangeListener;
+  /** What skill_manage must keep out of shared skills (see SkillManageOptions). */
+  personalData?: SkillManageOptions["personalData"];
   maxSkillBytes?: number;
   maxSupportFileBytes?: number;
   /** Host OS for `platforms` filtering; defaults to process.platform. */
@@ -62,7 +64,7 @@ export function createSkillTools(options: SkillToolsOptions): SkillTools {
       onSkillChanged: options.onSkillChanged,
       logger: options.logger,
     });
-    tools.push(skillManageTool(store));
+    tools.push(skillManageTool(store, { personalData: options.personalData }));
   }
   return { ok: true, tools, catalog };
 }

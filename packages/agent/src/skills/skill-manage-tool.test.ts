@@ -256,3 +256,40 @@ describe("official skills", () => {
     expect(result.isError).toBeUndefined();
   });
 });
+
+describe("personal data", () => {
+  const caller = { ...ctx, caller: { platform: "telegram", userId: "777000111", chatId: "-100555" } };
+  const known = { names: ["Dana Okafor"], memoryEntries: ["Dana is training for the Berlin marathon in September"] };
+
+  function guarded() {
+    const store = new LocalSkillStore({ catalog, onSkillChanged: (name, action) => void changes.push([name, action]) });
+    return skillManageTool(store, { personalData: () => known });
+  }
+
+  it.each([
+    ["an e-mail address", { action: "create", name: "mail", content: skillMarkdown("mail", { body: "# Mail\n\nCC dana@example.org.\n" }) }],
+    ["a phone number", { action: "create", name: "call", content: skillMarkdown("call", { body: "# Call\n\nDial +1 415 555 0100.\n" }) }],
+    ["the caller's id", { action: "create", name: "ids", content: skillMarkdown("ids", { body: "# Ids\n\nOnly for user 777000111.\n" }) }],
+    ["a sender's name", { action: "create", name: "coach", content: skillMarkdown("coach", { body: "# Coach\n\nAsk Okafor about pace.\n" }) }],
+    [
+      "a memory entry",
+      { action: "create", name: "plan", content: skillMarkdown("plan", { body: "# Plan\n\nThe user is training for the Berlin marathon in September.\n" }) },
+    ],
+    ["a patch", { action: "patch", name: "mine", old_string: "2. Send it.", new_string: "2. Send it to dana@example.org." }],
+    ["a support file", { action: "write_file", name: "mine", file_path: "references/who.md", file_content: "Dana Okafor\n" }],
+  ])("refuses %s with an error that asks to generalise, writing nothing", async (_label, args) => {
+    await writeSkill(local, "mine", { body: "# Mine\n\n1. Draft it.\n2. Send it.\n" });
+    const result = await guarded().handler(args as never, caller);
+    expect(result.isError).toBe(true);
+    expect(result.content).toMatch(/^Refused: the skill contains .*Generalise it/s);
+    expect(changes).toEqual([]);
+    expect(await readLocal("mine", "SKILL.md")).toContain("2. Send it.\n");
+  });
+
+  it("accepts a general skill that names no one", async () => {
+    const content = skillMarkdown("marathon-plan", { body: "# Marathon plan\n\n1. Ask for the race date.\n2. Build a plan with <name>'s weekly mileage.\n" });
+    const result = await guarded().handler({ action: "create", name: "marathon-plan", content } as never, caller);
+    expect(result.isError).toBeUndefined();
+    expect(changes).toEqual([["marathon-plan", "create"]]);
+  });
+});

@@ -1,7 +1,8 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { toolError } from "../builtin-tools/fs-errors.js";
-import { defineTool, type AnyToolDefinition, type ToolResult } from "../tools/types.js";
+import { defineTool, type AnyToolDefinition, type ToolContext, type ToolResult } from "../tools/types.js";
 import type { LocalSkillStore, SkillChange } from "./local-skill-store.js";
+import { detectPersonalData, personalDataRefusal, type KnownPersonalData } from "./personal-data.js";
 
 const SkillManageParameters = Type.Object({
   action: Type.Union(
@@ -36,7 +37,15 @@ const REQUIRED_FIELDS: Record<SkillManageArgs["action"], readonly (keyof SkillMa
   remove_file: ["file_path"],
 };
 
-export function skillManageTool(store: LocalSkillStore): AnyToolDefinition {
+export interface SkillManageOptions {
+  /**
+   * The names, ids and memory entries of the conversation a call comes from, so none of them lands in a skill
+   * everyone shares. Without it only the caller's ids (and e-mail addresses and phone numbers anywhere) are refused.
+   */
+  personalData?: (context: ToolContext) => KnownPersonalData | Promise<KnownPersonalData>;
+}
+
+export function skillManageTool(store: LocalSkillStore, options: SkillManageOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "skill_manage",
     description:
@@ -53,12 +62,26 @@ export function skillManageTool(store: LocalSkillStore): AnyToolDefinition {
     parameters: SkillManageParameters,
     toolset: "skills",
     concurrency: "never-parallel",
-    handler: async (args): Promise<ToolResult> => {
+    handler: async (args, context): Promise<ToolResult> => {
       const missing = REQUIRED_FIELDS[args.action].filter((field) => args[field] === undefined);
       if (missing.length > 0) return toolError(`The ${args.action} action needs ${missing.join(" and ")}.`);
+      const written = [args.content, args.new_string, args.file_content].filter((text): text is string => text !== undefined);
+      if (written.length > 0) {
+        const finding = detectPersonalData(written.join("\n"), await knownPersonalData(context, options));
+        if (finding !== undefined) {
+          context.logger.warn("skill_manage refused personal data", { skill: args.name, action: args.action, kind: finding.kind });
+          return toolError(personalDataRefusal(finding));
+        }
+      }
       return toResult(await dispatch(store, args));
     },
   });
+}
+
+async function knownPersonalData(context: ToolContext, options: SkillManageOptions): Promise<KnownPersonalData> {
+  const given = (await options.personalData?.(context)) ?? {};
+  const callerIds = [context.caller?.userId, context.caller?.chatId].filter((id): id is string => id !== undefined);
+  return { ...given, ids: [...(given.ids ?? []), ...callerIds] };
 }
 
 function dispatch(store: LocalSkillStore, args: SkillManageArgs): Promise<SkillChange> {
