@@ -1,4 +1,4 @@
-import type { Usage } from "@mariozechner/pi-ai";
+import type { AssistantMessage, ToolCall, Usage } from "@mariozechner/pi-ai";
 import type { Logger } from "../observability/logger.js";
 import type { ToolResult } from "../tools/types.js";
 
@@ -18,6 +18,8 @@ export interface ToolEndEvent extends ToolStartEvent {
   result: ToolResult;
   status: ToolCallStatus;
   durationMs: number;
+  /** The result was recorded by an earlier attempt of this run (before a crash) and the tool did not run again. */
+  replayed?: boolean;
 }
 
 export interface StepEvent {
@@ -28,7 +30,7 @@ export interface StepEvent {
 }
 
 export interface StatusEvent {
-  kind: "retry" | "fallback" | "compression" | "grace" | "history_repair" | "empty_response";
+  kind: "retry" | "fallback" | "compression" | "grace" | "history_repair" | "empty_response" | "continuation";
   message: string;
   details?: Record<string, unknown>;
 }
@@ -70,4 +72,19 @@ export function invokeSafelySync(logger: Logger, name: string, fn: (() => void) 
   } catch (error) {
     logger.warn("callback failed; ignored", { callback: name, error: error instanceof Error ? error.message : String(error) });
   }
+}
+
+interface ObservedRun {
+  logger: Logger;
+  callbacks: AgentCallbacks;
+}
+
+export function notifyStatus(run: ObservedRun, event: StatusEvent): void {
+  invokeSafelySync(run.logger, "onStatus", run.callbacks.onStatus && (() => run.callbacks.onStatus?.(event)));
+}
+
+/** `onStep` after a step's model response and its tool calls (if any) are done. */
+export async function reportStep(run: ObservedRun, step: number, text: string, calls: readonly ToolCall[], message: AssistantMessage): Promise<void> {
+  await invokeSafely(run.logger, "onStep", run.callbacks.onStep && (() =>
+    run.callbacks.onStep?.({ step, text, toolCalls: calls.map((c) => ({ id: c.id, name: c.name })), usage: message.usage })));
 }

@@ -7,6 +7,8 @@ export type RunStopReason =
   | "completed"
   | "MAX_ITERATIONS_EXCEEDED"
   | "WALL_TIME_EXCEEDED"
+  /** The answer kept hitting the model's output token limit after the continuations allowed; `text` says so. */
+  | "OUTPUT_TRUNCATED"
   | "CONTEXT_OVERFLOW"
   | "API_ERROR"
   | "ABORT";
