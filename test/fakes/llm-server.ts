@@ -3,9 +3,13 @@ import type { AddressInfo, Socket } from "node:net";
 
 export type ScriptedUsage = { prompt: number; completion: number };
 export type ScriptedToolCall = { id?: string; name: string; arguments: string | Record<string, unknown> };
+/**
+ * `finishReason` overrides the one the reply would end with ("stop", or "tool_calls" with calls), e.g. "length" for a
+ * reply cut off by the token limit; a call's `arguments` given as a string are sent as they are (cut JSON included).
+ */
 export type ScriptedReply =
-  | { kind: "text"; text: string; chunks?: number; delayMsBetweenChunks?: number; usage?: ScriptedUsage }
-  | { kind: "tools"; calls: ScriptedToolCall[]; text?: string; usage?: ScriptedUsage }
+  | { kind: "text"; text: string; chunks?: number; delayMsBetweenChunks?: number; usage?: ScriptedUsage; finishReason?: string }
+  | { kind: "tools"; calls: ScriptedToolCall[]; text?: string; usage?: ScriptedUsage; finishReason?: string }
   | { kind: "error"; status: number; body?: unknown; headers?: Record<string, string> }
   | { kind: "hang"; afterText?: string }
   | { kind: "garbage" }
@@ -37,7 +41,14 @@ export interface LlmServerOptions {
   now?: () => number;
 }
 
-type Completion = { text: string; textChunks: number; calls: { id: string; name: string; arguments: string }[]; usage: ScriptedUsage; delayMs: number };
+type Completion = {
+  text: string;
+  textChunks: number;
+  calls: { id: string; name: string; arguments: string }[];
+  usage: ScriptedUsage;
+  delayMs: number;
+  finishReason: string;
+};
 
 const NO_REPLY_MESSAGE = "llm-server: no scripted reply left";
 
@@ -72,6 +83,7 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
       calls,
       usage: reply.usage ?? { prompt: Math.ceil(JSON.stringify(request.messages).length / 4), completion: estimatedCompletion },
       delayMs: reply.kind === "text" ? (reply.delayMsBetweenChunks ?? 0) : 0,
+      finishReason: reply.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop"),
     };
   };
 
@@ -207,7 +219,7 @@ async function streamCompletion(
       delta({ tool_calls: [{ index, function: { arguments: piece } }] });
     }
   }
-  delta({}, completion.calls.length > 0 ? "tool_calls" : "stop");
+  delta({}, completion.finishReason);
   if (includeUsage) writeEvent(res, { ...head, choices: [], usage: usageBody(completion.usage) });
   if (!res.destroyed) res.end("data: [DONE]\n\n");
 }
@@ -218,7 +230,7 @@ function completionBody(head: Record<string, unknown>, completion: Completion): 
   return {
     ...head,
     object: "chat.completion",
-    choices: [{ index: 0, message, logprobs: null, finish_reason: toolCalls.length > 0 ? "tool_calls" : "stop" }],
+    choices: [{ index: 0, message, logprobs: null, finish_reason: completion.finishReason }],
     usage: usageBody(completion.usage),
   };
 }
