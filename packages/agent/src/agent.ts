@@ -20,6 +20,7 @@ import { defaultAgentTracer, markFailed, recordedTraceId, startChildSpan, withAc
 import { AGENT_NAME, GEN_AI, HERMES_ATTRIBUTES, SPAN_NAMES } from "./observability/tracer-names.js";
 import { SystemPromptBuilder } from "./prompt/builder.js";
 import { ToolRegistry } from "./tools/registry.js";
+import type { ToolCheckpoints } from "./tools/checkpoints.js";
 import type { RunCaller } from "./tools/types.js";
 import { DEFAULT_RESULT_BUDGET } from "./tools/result-budget.js";
 import { sessionsRootOf, toolResultsDirOf } from "./tools/session-folders.js";
@@ -38,6 +39,8 @@ export interface RunOptions {
   caller?: RunCaller;
   /** The conversation's compressor (it keeps anti-thrash state, so the caller keeps one per conversation). */
   compressor?: ContextCompressor;
+  /** Durable tool results: what an earlier attempt of this run finished is replayed, and each finished call saved. */
+  checkpoints?: ToolCheckpoints;
 }
 
 const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
@@ -168,6 +171,7 @@ export class HermesAgent {
         spillDir: toolResultsDirOf(stateDirOf(this.config), sessionId),
       },
       now: this.now,
+      checkpoints: options.checkpoints,
     });
 
     deltas.flush(budget.steps);

@@ -10,6 +10,7 @@ export { PROVIDER_KEY_NAMES, PROVIDER_KEY_VARIABLES } from "./models/provider-ke
 export { resolveModel, DEFAULT_CUSTOM_CONTEXT_WINDOW, type ModelRequest, type ModelResolution } from "./models/resolve.js";
 
 export { ToolRegistry, toModelTools } from "./tools/registry.js";
+export { argumentsHash, replayingCheckpoints, type CheckpointedCall, type CheckpointedOutcome, type StoredToolCheckpoint, type ToolCheckpoints } from "./tools/checkpoints.js";
 export { defineTool, type AnyToolDefinition, type ConcurrencyClass, type RunCaller, type ToolContext, type ToolDefinition, type ToolResult } from "./tools/types.js";
 export {
   BUILTIN_TOOL_NAMES,

@@ -6,6 +6,7 @@ import { markFailed, startChildSpan, withActiveScope, type SpanScope } from "../
 import { GEN_AI, HERMES_ATTRIBUTES, SPAN_NAMES } from "../observability/tracer-names.js";
 import { planBatches, type PlannedCall } from "./batch-plan.js";
 import { callKey } from "./call-key.js";
+import type { CheckpointedCall, CheckpointedOutcome, ToolCheckpoints } from "./checkpoints.js";
 import { applyResultBudget, type ResultBudgetOptions } from "./result-budget.js";
 import { runWithDeadline } from "./run-with-deadline.js";
 import type { AnyToolDefinition, RunCaller, ToolResult } from "./types.js";
@@ -25,6 +26,8 @@ export interface ExecuteToolCallsOptions {
   /** The run's span scope: each executed tool is an execute_tool child span in it. */
   spans: SpanScope;
   now: () => number;
+  /** Durable results: a call an earlier attempt of this run finished is replayed, and each finished call is saved. */
+  checkpoints?: ToolCheckpoints;
 }
 
 export interface ExecutedToolCall {
@@ -33,7 +36,11 @@ export interface ExecutedToolCall {
   result: ToolResult;
   durationMs: number;
   message: ToolResultMessage;
+  /** The result is the one an earlier attempt of the run recorded; the tool did not run again. */
+  replayed?: boolean;
 }
+
+type CallOutcome = { status: ToolCallStatus; result: ToolResult; durationMs: number; replayed?: boolean };
 
 interface PreparedCall {
   index: number;
@@ -54,7 +61,7 @@ export async function executeToolCalls(
   options: ExecuteToolCallsOptions,
 ): Promise<ExecutedToolCall[]> {
   const prepared = calls.map((call, index) => prepare(call, index, options));
-  const outcomes = new Array<{ status: ToolCallStatus; result: ToolResult; durationMs: number } | undefined>(calls.length);
+  const outcomes = new Array<CallOutcome | undefined>(calls.length);
 
   for (const p of prepared) {
     if (p.early) {
@@ -95,6 +102,7 @@ export async function executeToolCalls(
       status: outcome.status,
       result: outcome.result,
       durationMs: outcome.durationMs,
+      ...(outcome.replayed ? { replayed: true } : {}),
       message: {
         role: "toolResult",
         toolCallId: p.call.id,
@@ -149,15 +157,21 @@ function prepare(call: ToolCall, index: number, options: ExecuteToolCallsOptions
   return { index, call, tool, args, key, paths };
 }
 
-async function runOne(
-  p: PreparedCall,
-  options: ExecuteToolCallsOptions,
-): Promise<{ status: ToolCallStatus; result: ToolResult; durationMs: number }> {
+async function runOne(p: PreparedCall, options: ExecuteToolCallsOptions): Promise<CallOutcome> {
   const tool = p.tool as AnyToolDefinition;
   if (options.signal.aborted) {
     const result = cancelledResult();
     await notifyEnd(p, "aborted", result, 0, options);
     return { status: "aborted", result, durationMs: 0 };
+  }
+  const identity: CheckpointedCall = { step: options.step, position: p.index, toolCallId: p.call.id, toolName: tool.name, arguments: p.args };
+  const replay = options.checkpoints?.recorded(identity);
+  if (replay) {
+    // The side effect already happened in an earlier attempt; tool:before hooks judged it then.
+    options.logger.info("tool result replayed from checkpoint", { tool: tool.name, toolCallId: p.call.id, step: options.step });
+    if (replay.status !== "ok") options.budget.recordFailure(p.key);
+    await notifyEnd(p, replay.status, replay.result, replay.durationMs, options, true);
+    return { ...replay, replayed: true };
   }
   const gate = await invokeSafely(options.logger, "onToolStart", options.callbacks.onToolStart && (() =>
     options.callbacks.onToolStart?.({ step: options.step, toolCallId: p.call.id, toolName: tool.name, arguments: p.args })));
@@ -215,8 +229,20 @@ async function runOne(
   // The status names the failure only: a tool's output may hold anything (files, pages, user data).
   if (status !== "ok") markFailed(span, status === "error" ? "tool_error" : status);
   span.end();
+  if (status === "ok" || status === "error" || status === "timeout") await saveCheckpoint(identity, { status, result, durationMs }, options);
   await notifyEnd(p, status, result, durationMs, options);
   return { status, result, durationMs };
+}
+
+/** Saved before anything else happens, so a crash from here on replays the call instead of running it again. */
+async function saveCheckpoint(call: CheckpointedCall, outcome: CheckpointedOutcome, options: ExecuteToolCallsOptions): Promise<void> {
+  if (!options.checkpoints) return;
+  try {
+    await options.checkpoints.record(call, outcome);
+  } catch (error) {
+    // The answer matters more than crash safety: the run goes on, and only a crash before it ends would repeat the call.
+    options.logger.error("tool checkpoint not saved; the call would run again if this run is re-executed", { tool: call.toolName, toolCallId: call.toolCallId, error });
+  }
 }
 
 async function notifyEnd(
@@ -225,9 +251,10 @@ async function notifyEnd(
   result: ToolResult,
   durationMs: number,
   options: ExecuteToolCallsOptions,
+  replayed = false,
 ): Promise<void> {
   await invokeSafely(options.logger, "onToolEnd", options.callbacks.onToolEnd && (() =>
-    options.callbacks.onToolEnd?.({ step: options.step, toolCallId: p.call.id, toolName: p.call.name, arguments: p.args, result, status, durationMs })));
+    options.callbacks.onToolEnd?.({ step: options.step, toolCallId: p.call.id, toolName: p.call.name, arguments: p.args, result, status, durationMs, ...(replayed ? { replayed } : {}) })));
 }
 
 function cancelledResult(): ToolResult {

@@ -1,0 +1,99 @@
+import { createHash } from "node:crypto";
+import { callKey } from "./call-key.js";
+import type { ToolResult } from "./types.js";
+
+/** One tool call of a run, as the executor knows it when it is about to run it. */
+export interface CheckpointedCall {
+  /** The loop step (model turn), counted from 1 in every attempt of the run. */
+  step: number;
+  /** The call's place among the tool calls of its model response. */
+  position: number;
+  toolCallId: string;
+  toolName: string;
+  /** Validated arguments. */
+  arguments: Record<string, unknown>;
+}
+
+/** Only calls whose handler ran to an end are checkpointed: blocked, invalid or cancelled calls did nothing to repeat. */
+export type CheckpointedStatus = "ok" | "error" | "timeout";
+
+export interface CheckpointedOutcome {
+  status: CheckpointedStatus;
+  result: ToolResult;
+  durationMs: number;
+}
+
+/**
+ * The executor's port to durable storage. `recorded` answers from what was loaded when the run started (so it can
+ * stay synchronous); `record` must have saved the outcome when its promise resolves, because the next model call
+ * waits for it.
+ */
+export interface ToolCheckpoints {
+  recorded(call: CheckpointedCall): CheckpointedOutcome | undefined;
+  record(call: CheckpointedCall, outcome: CheckpointedOutcome): Promise<void>;
+}
+
+/** A finished call as the embedding application stores it (the store's tool_checkpoints row). */
+export interface StoredToolCheckpoint {
+  step: number;
+  position: number;
+  toolCallId: string;
+  toolName: string;
+  argumentsHash: string;
+  status: string;
+  result: ToolResult;
+  durationMs: number;
+}
+
+/** Equal arguments hash alike whatever their key order; the arguments themselves (secrets, paths) are not stored. */
+export function argumentsHash(toolName: string, args: Record<string, unknown>): string {
+  return createHash("sha256").update(callKey(toolName, args)).digest("hex");
+}
+
+const REPLAYABLE = new Set<string>(["ok", "error", "timeout"]);
+
+/**
+ * Checkpoints for one attempt of a run: `saved` is what earlier attempts of the same run recorded, `persist` saves a
+ * new one.
+ *
+ * Matching a call to a saved one. The model is asked again after a crash, so the calls of the new attempt are new
+ * model output: a provider that numbers calls itself ("call_0") repeats ids, a real one makes fresh ids every time.
+ * So a saved outcome is replayed for a call that has
+ *   1. the same call id, tool name and arguments, or else
+ *   2. the same step, position in its response, tool name and arguments.
+ * Name and arguments must always agree: a model that takes another path in the new attempt gets its new calls run.
+ * Each saved outcome is replayed at most once, and calls recorded in this attempt are never replayed in it, so a
+ * model that deliberately runs the same command twice (even under a repeated id) runs it twice.
+ */
+export function replayingCheckpoints(
+  saved: readonly StoredToolCheckpoint[],
+  persist: (checkpoint: StoredToolCheckpoint) => Promise<void>,
+): ToolCheckpoints {
+  const unused = saved.filter((checkpoint) => REPLAYABLE.has(checkpoint.status));
+  const take = (index: number): CheckpointedOutcome | undefined => {
+    if (index < 0) return undefined;
+    const [checkpoint] = unused.splice(index, 1);
+    return checkpoint && { status: checkpoint.status as CheckpointedStatus, result: checkpoint.result, durationMs: checkpoint.durationMs };
+  };
+  return {
+    recorded(call) {
+      const hash = argumentsHash(call.toolName, call.arguments);
+      const same = (c: StoredToolCheckpoint): boolean => c.toolName === call.toolName && c.argumentsHash === hash;
+      const byId = unused.findIndex((c) => c.toolCallId === call.toolCallId && same(c));
+      if (byId >= 0) return take(byId);
+      return take(unused.findIndex((c) => c.step === call.step && c.position === call.position && same(c)));
+    },
+    record(call, outcome) {
+      return persist({
+        step: call.step,
+        position: call.position,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        argumentsHash: argumentsHash(call.toolName, call.arguments),
+        status: outcome.status,
+        result: outcome.result,
+        durationMs: outcome.durationMs,
+      });
+    },
+  };
+}
