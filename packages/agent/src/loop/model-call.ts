@@ -5,6 +5,8 @@ import { withResponseCapture, type CapturedResponse } from "./http-capture.js";
 export interface ModelBinding {
   model: Model<Api>;
   apiKey?: string;
+  /** Every configured key, `apiKey` first: on a rejected key or an empty quota the next one is tried. */
+  apiKeys?: readonly string[];
   /** Extra provider options passed through to pi-ai (e.g. temperature, maxTokens). */
   temperature?: number;
   maxTokens?: number;

@@ -159,3 +159,45 @@ describe("resolveModel: catalogue", () => {
     },
   );
 });
+
+describe("resolveModel: wire protocol of a custom endpoint", () => {
+  it("builds an OpenAI Responses model at the given base URL", () => {
+    const { model } = binding(resolveModel({ model: "m", baseUrl: "http://127.0.0.1:8000/v1", api: "openai-responses" }));
+    expect(model).toMatchObject({ api: "openai-responses", provider: "custom", baseUrl: "http://127.0.0.1:8000/v1" });
+  });
+
+  it("builds an Anthropic Messages model, trimming a /v1 the SDK adds itself", () => {
+    const withV1 = binding(resolveModel({ model: "claude-local", baseUrl: "http://127.0.0.1:8000/v1/", api: "anthropic-messages" }));
+    expect(withV1.model).toMatchObject({ api: "anthropic-messages", provider: "custom", baseUrl: "http://127.0.0.1:8000" });
+    const bare = binding(resolveModel({ model: "claude-local", baseUrl: "http://127.0.0.1:8000/anthropic", api: "anthropic-messages" }));
+    expect(bare.model.baseUrl).toBe("http://127.0.0.1:8000/anthropic");
+  });
+
+  it("defaults to OpenAI chat completions with the generic-server compat settings", () => {
+    const { model } = binding(resolveModel({ model: "m", baseUrl: "http://127.0.0.1:8000/v1" }));
+    expect(model).toMatchObject({ api: "openai-completions", compat: { supportsStore: false, maxTokensField: "max_tokens" } });
+  });
+});
+
+describe("resolveModel: several API keys", () => {
+  it("uses the first of comma-separated keys and keeps all of them, in order, for rotation", () => {
+    const resolved = binding(resolveModel({ model: "m", baseUrl: "http://127.0.0.1:1/v1", apiKey: " sk-one , sk-two,, sk-three," }));
+    expect(resolved.apiKey).toBe("sk-one");
+    expect(resolved.apiKeys).toEqual(["sk-one", "sk-two", "sk-three"]);
+  });
+
+  it("lists no rotation for a single key", () => {
+    const resolved = binding(resolveModel({ model: "m", baseUrl: "http://127.0.0.1:1/v1", apiKey: "sk-only" }));
+    expect(resolved.apiKeys).toBeUndefined();
+  });
+
+  it("splits the provider's own variable too", () => {
+    const resolved = binding(resolveModel({ model: "anthropic/claude-sonnet-4-5" }, { ANTHROPIC_API_KEY: "sk-a,sk-b" }));
+    expect(resolved.apiKey).toBe("sk-a");
+    expect(resolved.apiKeys).toEqual(["sk-a", "sk-b"]);
+  });
+
+  it("treats a key setting of commas only as no key", () => {
+    expect(error(resolveModel({ model: "anthropic/claude-sonnet-4-5", apiKey: " , " }, {}))).toContain("ANTHROPIC_API_KEY");
+  });
+});

@@ -1,12 +1,17 @@
 import { getModels, getProviders, type Api, type KnownProvider, type Model } from "@mariozechner/pi-ai";
 import type { ModelBinding } from "../loop/model-call.js";
+import { parseApiKeys } from "./api-keys.js";
+import { customModel, type CustomApi } from "./custom-model.js";
 import { findProviderKey } from "./provider-keys.js";
 
 export interface ModelRequest {
   /** `provider/model-id` from pi-ai's catalogue, or (with `baseUrl`) the id a custom endpoint serves. */
   model: string;
-  /** Any OpenAI-compatible endpoint (Ollama, vLLM, LM Studio, a test server), e.g. http://127.0.0.1:11434/v1 */
+  /** A custom endpoint (Ollama, vLLM, LM Studio, a proxy, a test server), e.g. http://127.0.0.1:11434/v1 */
   baseUrl?: string;
+  /** The wire protocol the custom endpoint speaks (default openai-completions). */
+  api?: CustomApi;
+  /** One key, or several comma-separated keys to rotate through. */
   apiKey?: string;
   /** Context window of a custom endpoint model (default 128000). */
   contextWindow?: number;
@@ -40,21 +45,22 @@ function resolveCustom(id: string, request: ModelRequest): ModelResolution {
     return { ok: false, error: `"${request.baseUrl}" must be an http:// or https:// URL` };
   }
   const contextWindow = request.contextWindow ?? DEFAULT_CUSTOM_CONTEXT_WINDOW;
-  const model: Model<"openai-completions"> = {
+  const model = customModel({
     id,
-    name: id,
-    api: "openai-completions",
-    provider: "custom",
+    api: request.api ?? "openai-completions",
     baseUrl,
-    reasoning: false,
-    input: ["text"],
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
     contextWindow,
     maxTokens: request.maxTokens ?? Math.min(8_192, Math.floor(contextWindow / 4)),
-    compat: { supportsStore: false, supportsDeveloperRole: false, maxTokensField: "max_tokens" },
-  };
-  // OpenAI-compatible servers that need no key still expect the header to be present.
-  return { ok: true, binding: { model, apiKey: request.apiKey || "not-needed" } };
+  });
+  // Servers that need no key still expect the header to be present.
+  const keys = parseApiKeys(request.apiKey);
+  return { ok: true, binding: withKeys(model, keys.length > 0 ? keys : ["not-needed"]) };
+}
+
+function withKeys(model: Model<Api>, keys: readonly string[]): ModelBinding {
+  const [first] = keys;
+  if (first === undefined) return { model };
+  return keys.length > 1 ? { model, apiKey: first, apiKeys: keys } : { model, apiKey: first };
 }
 
 function resolveCatalog(spec: string, request: ModelRequest, env: Readonly<Record<string, string | undefined>>): ModelResolution {
@@ -79,9 +85,10 @@ function resolveCatalog(spec: string, request: ModelRequest, env: Readonly<Recor
     return { ok: false, error: `unknown model "${modelId}" for provider ${provider}.${hint}` };
   }
   const found = findProviderKey(provider, env);
-  const apiKey = request.apiKey || found.key;
-  if (!apiKey && found.variables.length > 0) {
+  const given = parseApiKeys(request.apiKey);
+  const keys = given.length > 0 ? given : parseApiKeys(found.key);
+  if (keys.length === 0 && found.variables.length > 0) {
     return { ok: false, error: `no API key for ${provider}: set ${found.variables.join(" or ")} (or HERMES_API_KEY)` };
   }
-  return { ok: true, binding: { model, apiKey } };
+  return { ok: true, binding: withKeys(model, keys) };
 }
