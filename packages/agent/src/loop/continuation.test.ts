@@ -123,6 +123,32 @@ describe("replies cut off by the output token limit", () => {
     expect(result.newMessages.map((m) => m.role)).toEqual(["user", "assistant"]);
   });
 
+  it("delivers the cut-off part with a note when the time budget ends before the continuation", async () => {
+    let clock = 0;
+    const agent = await fx.make({ now: () => clock, budget: { maxWallTimeMs: 60_000 } });
+    fx.faux.setResponses([
+      () => {
+        clock = 61_000;
+        return cut("Slow start");
+      },
+      fauxAssistantMessage("never asked"),
+    ]);
+    const result = await agent.run("go");
+    expect(result.stopReason).toBe("WALL_TIME_EXCEEDED");
+    expect(result.text).toMatch(/^Slow start\n\n\(This answer was cut off: .*no time was left/);
+    expect(result.newMessages.map((m) => m.role)).toEqual(["user", "assistant"]);
+  });
+
+  it("keeps the cut-off part in the transcript when the person stops the run before the continuation", async () => {
+    const controller = new AbortController();
+    const agent = await fx.make();
+    fx.faux.setResponses([cut("Started to say"), fauxAssistantMessage("never asked")]);
+    const result = await agent.run("go", { signal: controller.signal, callbacks: { onStep: () => controller.abort() } });
+    expect(result.stopReason).toBe("ABORT");
+    expect(result.newMessages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(JSON.stringify(result.newMessages[1])).toContain("Started to say");
+  });
+
   it("keeps the cut-off part when continuing it fails", async () => {
     const agent = await fx.make({ budget: { maxModelAttempts: 1 } });
     fx.faux.setResponses([cut("Half an answer"), fauxAssistantMessage([], { stopReason: "error", errorMessage: "400 bad request" })]);
