@@ -8,6 +8,7 @@ import { GEN_AI, HERMES_ATTRIBUTES, HTTP_STATUS_CODE, SPAN_NAMES } from "../obse
 import type { BudgetTracker } from "./budget.js";
 import { invokeSafelySync, type AgentCallbacks } from "./callbacks.js";
 import { callModel, type ModelBinding } from "./model-call.js";
+import { bindingSecrets, withNextApiKey } from "../models/api-keys.js";
 
 export interface RetryPolicy {
   baseDelayMs: number;
@@ -48,13 +49,19 @@ export interface RecoveryDeps {
   compress?: CompressMessages;
   /** The run's span scope: each model call and compression is a child span in it. */
   spans: SpanScope;
+  /** Extra attributes for each attempt's chat span (e.g. that this is the grace call). */
+  spanAttributes?: Record<string, string | number | boolean>;
   onAttempt: (message: AssistantMessage, binding: ModelBinding) => void;
 }
 
-/** Mutable per-run state: once the fallback model is taken, the rest of the run stays on it. */
+/**
+ * Mutable per-run state: once the fallback model or the next API key is taken, the rest of the run stays on it.
+ * `binding` may be a copy of the configured one with another of its keys, so the fallback is tracked by a flag.
+ */
 export interface ModelState {
   binding: ModelBinding;
   authFailures: number;
+  onFallback?: boolean;
 }
 
 export type RecoveredCall =
@@ -85,7 +92,8 @@ export async function callWithRecovery(
         ...chatAttributes(state.binding),
         [HERMES_ATTRIBUTES.step]: deps.step,
         [HERMES_ATTRIBUTES.attempt]: attempts,
-        [HERMES_ATTRIBUTES.fallback]: deps.fallback !== undefined && state.binding === deps.fallback,
+        [HERMES_ATTRIBUTES.fallback]: state.onFallback === true,
+        ...deps.spanAttributes,
       },
     });
     const { message, response } = await withActiveScope(scope, () => callModel(state.binding, buildContext(messages), {
@@ -113,7 +121,7 @@ export async function callWithRecovery(
       status: response && response.status >= 400 ? response.status : undefined,
       headers: response && response.status >= 400 ? response.headers : undefined,
       previousAuthFailures: state.authFailures,
-      knownSecrets: [state.binding.apiKey, deps.fallback?.apiKey].filter((k): k is string => typeof k === "string"),
+      knownSecrets: [...bindingSecrets(state.binding), ...bindingSecrets(deps.fallback)],
     });
     if (failure.status !== undefined) span.setAttribute(HTTP_STATUS_CODE, failure.status);
     markFailed(span, failure.errorClass, failure.message);
@@ -151,7 +159,21 @@ export async function callWithRecovery(
 
     const retryAfter = failure.retryAfterMs;
     const waitTooLong = retryAfter !== undefined && retryAfter > deps.retry.maxRetryAfterMs;
-    if (failure.hint.retryable && attempts < deps.budget.limits.maxModelAttempts && !waitTooLong) {
+    const retrySameKey = failure.hint.retryable && attempts < deps.budget.limits.maxModelAttempts && !waitTooLong;
+    // A rejected key or an empty quota will not get better by waiting; a rate limit is waited out first, then rotated.
+    const rotated = failure.hint.shouldRotateCredential && !retrySameKey ? withNextApiKey(state.binding) : undefined;
+    if (rotated) {
+      const keys = rotated.apiKeys ?? [];
+      const position = rotated.apiKey === undefined ? 0 : keys.indexOf(rotated.apiKey) + 1;
+      notify(deps, { kind: "retry", message: `Model call failed (${failure.errorClass}); retrying with the next API key.`, details: { attempt: attempts, errorClass: failure.errorClass, apiKey: position, apiKeys: keys.length } });
+      // Which key is in use is told by its position; the key itself never reaches a log.
+      deps.logger.warn("rotating to the next API key", { errorClass: failure.errorClass, apiKey: position, apiKeys: keys.length });
+      state.binding = rotated;
+      state.authFailures = 0;
+      attempts = 0;
+      continue;
+    }
+    if (retrySameKey) {
       const backoff = jitteredBackoffMs(attempts, { baseDelayMs: deps.retry.baseDelayMs, maxDelayMs: deps.retry.maxDelayMs, random: deps.random });
       const delayMs = Math.max(backoff, retryAfter ?? 0);
       notify(deps, { kind: "retry", message: `Model call failed (${failure.errorClass}); retrying in ${Math.round(delayMs)} ms.`, details: { attempt: attempts, delayMs, errorClass: failure.errorClass, retryAfterMs: retryAfter } });
@@ -160,7 +182,7 @@ export async function callWithRecovery(
       continue;
     }
 
-    const canFallBack = deps.fallback !== undefined && state.binding !== deps.fallback;
+    const canFallBack = deps.fallback !== undefined && state.onFallback !== true;
     if (canFallBack && (failure.hint.shouldFallback || failure.hint.retryable) && deps.fallback) {
       notify(deps, {
         kind: "fallback",
@@ -169,6 +191,7 @@ export async function callWithRecovery(
       });
       deps.logger.warn("switching to fallback model", { errorClass: failure.errorClass, fallback: deps.fallback.model.id });
       state.binding = deps.fallback;
+      state.onFallback = true;
       state.authFailures = 0;
       attempts = 0;
       continue;
