@@ -23,6 +23,8 @@ export function hookCallbacks(hooks: HookPort, base: Record<string, unknown> & {
         isError: event.result.isError === true,
         durationMs: event.durationMs,
         result: event.result.content.slice(0, 2_000),
+        // Replayed from a checkpoint after a crash: the tool did not run again (and tool:before did not fire).
+        ...(event.replayed ? { replayed: true } : {}),
       });
     },
   };

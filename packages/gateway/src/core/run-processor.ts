@@ -7,6 +7,7 @@ import { errorMessageOf, errorTypeOf, GATEWAY_SPAN_NAMES, gatewayTracer, markSpa
 import { contextFromCarrier, storedTraceCarrier } from "../tracing/trace-carrier.js";
 import { agentInputFor } from "./agent-input.js";
 import { hookCallbacks } from "./hook-callbacks.js";
+import { runCheckpoints } from "./run-checkpoints.js";
 import type { InboundMessage } from "./inbound.js";
 import type { HookPort } from "./ports.js";
 import { guardLease } from "./session-lease-guard.js";
@@ -151,6 +152,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
       caller: { platform: message.platform, userId: message.user.id, chatId: message.chat.id, sessionKey: key },
       callbacks: hookCallbacks(options.hooks, base, now),
       compressor: options.compressorFor?.(key),
+      checkpoints: await runCheckpoints(options.store, record.id, logger),
     });
 
     if (result.stopReason === "ABORT" && handedOver(signal)) {

@@ -1,0 +1,16 @@
+import { replayingCheckpoints, type Logger, type ToolCheckpoints } from "@hermes/agent";
+import type { Store } from "@hermes/store";
+
+/**
+ * The agent's checkpoint port for one inbound message's run, backed by the store. A run taken up again (after a
+ * worker crash, a lost lease or a restart) is the same inbound message and replays what was saved; /retry submits the
+ * text again as a new inbound message, so its run starts with no checkpoints and everything runs afresh. The rows are
+ * dropped when the run completes (store.completeRun).
+ */
+export async function runCheckpoints(store: Store, inboundId: number, logger: Logger): Promise<ToolCheckpoints> {
+  const saved = await store.toolCheckpoints.forRun(inboundId);
+  if (saved.length > 0) logger.info("run taken up again; finished tool calls will be replayed, not run again", { checkpoints: saved.length });
+  return replayingCheckpoints(saved, async (checkpoint) => {
+    await store.toolCheckpoints.record({ inboundId, ...checkpoint });
+  });
+}
