@@ -66,13 +66,13 @@ export type AgentPoolBuild = { ok: true; pool: AgentPool } | { ok: false; issue:
 export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): Promise<AgentPoolBuild> {
   if (!config.model) return { ok: false, issue: { setting: "HERMES_MODEL", message: NO_MODEL_MESSAGE } };
   const primary = resolveModel(
-    { model: config.model.model, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey, contextWindow: config.model.contextWindow },
+    { model: config.model.model, baseUrl: config.model.baseUrl, api: config.model.api, apiKey: config.model.apiKey, contextWindow: config.model.contextWindow },
     config.providerKeys,
   );
   if (!primary.ok) return { ok: false, issue: { setting: "HERMES_MODEL", message: primary.error } };
   let fallback: ModelBinding | undefined;
   if (config.fallback) {
-    const resolved = resolveModel({ model: config.fallback.model, baseUrl: config.fallback.baseUrl, apiKey: config.fallback.apiKey }, config.providerKeys);
+    const resolved = resolveModel({ model: config.fallback.model, baseUrl: config.fallback.baseUrl, api: config.fallback.api, apiKey: config.fallback.apiKey }, config.providerKeys);
     if (!resolved.ok) return { ok: false, issue: { setting: "HERMES_FALLBACK_MODEL", message: resolved.error } };
     fallback = resolved.binding;
   }

@@ -7,7 +7,7 @@ import type { GatewayConfig } from "../config/gateway-config.js";
  */
 export function resolveModelName(config: GatewayConfig, name: string): ModelResolution {
   if (config.model?.baseUrl) {
-    return resolveModel({ model: name, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey, contextWindow: config.model.contextWindow }, config.providerKeys);
+    return resolveModel({ model: name, baseUrl: config.model.baseUrl, api: config.model.api, apiKey: config.model.apiKey, contextWindow: config.model.contextWindow }, config.providerKeys);
   }
   return resolveModel({ model: name }, config.providerKeys);
 }

@@ -103,6 +103,8 @@ export interface GatewayConfig {
   readonly systemPrompt?: string;
   /** How group and thread conversations map to sessions. */
   readonly sessionScope: { readonly groupSessions: "per_user" | "shared"; readonly threadSessions: "shared" | "per_user" };
+  /** HERMES_MEMORY_SCOPE: whose memory files a conversation reads and writes. */
+  readonly memoryScope: "user" | "chat" | "shared";
   readonly botName?: string;
   /** Background reflection (seed 000 §6): off, or a review every `interval` turns or tool iterations. */
   readonly reflection: { readonly enabled: boolean; readonly interval: number };

@@ -81,3 +81,38 @@ describe("readFallbackSettings", () => {
     expect(reader.issues.map((issue) => issue.setting)).toEqual(["HERMES_FALLBACK_MODEL"]);
   });
 });
+
+describe("HERMES_API and HERMES_FALLBACK_API", () => {
+  it("reads the wire protocol of each custom endpoint", () => {
+    const reader = readerOf({
+      HERMES_MODEL: "claude-local",
+      HERMES_BASE_URL: "http://127.0.0.1:8000",
+      HERMES_API: "anthropic-messages",
+      HERMES_FALLBACK_MODEL: "gpt-local",
+      HERMES_FALLBACK_BASE_URL: "http://127.0.0.1:9000/v1",
+      HERMES_FALLBACK_API: "OpenAI-Responses",
+    });
+    expect(readModelSettings(reader)?.api).toBe("anthropic-messages");
+    expect(readFallbackSettings(reader)?.api).toBe("openai-responses");
+    expect(reader.issues).toEqual([]);
+  });
+
+  it("leaves the protocol unset (openai-completions) when not given", () => {
+    const reader = readerOf({ HERMES_MODEL: "m", HERMES_BASE_URL: "http://127.0.0.1:8000/v1" });
+    expect(readModelSettings(reader)?.api).toBeUndefined();
+  });
+
+  it("names the setting and the choices for an unknown protocol", () => {
+    const reader = readerOf({ HERMES_MODEL: "m", HERMES_BASE_URL: "http://127.0.0.1:8000/v1", HERMES_API: "grpc" });
+    readModelSettings(reader);
+    expect(reader.issues).toHaveLength(1);
+    expect(reader.issues[0]?.setting).toBe("HERMES_API");
+    expect(reader.issues[0]?.message).toContain("openai-completions, openai-responses, anthropic-messages");
+  });
+
+  it("warns that the protocol has no effect without a base URL", () => {
+    const reader = readerOf({ HERMES_MODEL: "anthropic/claude-sonnet-4-5", HERMES_API: "anthropic-messages" });
+    expect(readModelSettings(reader)?.api).toBe("anthropic-messages");
+    expect(reader.warnings).toEqual([expect.stringContaining("HERMES_API is set but HERMES_BASE_URL is not")]);
+  });
+});

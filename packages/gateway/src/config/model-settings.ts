@@ -1,4 +1,4 @@
-import { DEFAULT_CUSTOM_CONTEXT_WINDOW } from "@hermes/agent";
+import { CUSTOM_APIS, DEFAULT_CUSTOM_CONTEXT_WINDOW, type CustomApi } from "@hermes/agent";
 import { definedOnly } from "./defined-only.js";
 import type { FallbackModelSettings, ModelSettings } from "./gateway-config.js";
 import type { SettingReader } from "./setting-reader.js";
@@ -9,6 +9,7 @@ const MIN_CONTEXT_WINDOW = 1024;
 export function readModelSettings(reader: SettingReader): ModelSettings | undefined {
   const model = reader.text("HERMES_MODEL");
   const baseUrl = reader.httpUrl("HERMES_BASE_URL");
+  const api = readApi(reader, "HERMES_API", "HERMES_BASE_URL");
   const apiKey = reader.text("HERMES_API_KEY");
   const contextWindow =
     reader.integer("HERMES_CONTEXT_WINDOW", { min: MIN_CONTEXT_WINDOW }) ?? DEFAULT_CUSTOM_CONTEXT_WINDOW;
@@ -20,13 +21,14 @@ export function readModelSettings(reader: SettingReader): ModelSettings | undefi
     }
     return undefined;
   }
-  return definedOnly({ model, baseUrl, apiKey, contextWindow });
+  return definedOnly({ model, baseUrl, api, apiKey, contextWindow });
 }
 
 /** The model to switch to when the primary keeps failing. */
 export function readFallbackSettings(reader: SettingReader): FallbackModelSettings | undefined {
   const model = reader.text("HERMES_FALLBACK_MODEL");
   const baseUrl = reader.httpUrl("HERMES_FALLBACK_BASE_URL");
+  const api = readApi(reader, "HERMES_FALLBACK_API", "HERMES_FALLBACK_BASE_URL");
   const apiKey = reader.text("HERMES_FALLBACK_API_KEY");
   if (model === undefined) {
     if (reader.has("HERMES_FALLBACK_BASE_URL")) {
@@ -41,5 +43,18 @@ export function readFallbackSettings(reader: SettingReader): FallbackModelSettin
     }
     return undefined;
   }
-  return definedOnly({ model, baseUrl, apiKey });
+  return definedOnly({ model, baseUrl, api, apiKey });
+}
+
+/** A catalogue model's protocol is fixed by pi-ai, so the setting only means something next to a base URL. */
+function readApi(
+  reader: SettingReader,
+  name: "HERMES_API" | "HERMES_FALLBACK_API",
+  baseUrlName: "HERMES_BASE_URL" | "HERMES_FALLBACK_BASE_URL",
+): CustomApi | undefined {
+  const api = reader.choice(name, CUSTOM_APIS);
+  if (api !== undefined && !reader.has(baseUrlName)) {
+    reader.warn(`${name} is set but ${baseUrlName} is not, so it has no effect (a catalogue model's protocol is known)`);
+  }
+  return api;
 }

@@ -15,6 +15,7 @@ const BASE: GatewayConfig = {
   logLevel: "info",
   providerKeys: {},
   sessionScope: { groupSessions: "per_user", threadSessions: "shared" },
+  memoryScope: "user",
         reflection: { enabled: true, interval: 10 },
         compressionThreshold: 0.5,
   retention: { days: 30 },

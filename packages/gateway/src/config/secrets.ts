@@ -1,3 +1,4 @@
+import { parseApiKeys } from "@hermes/agent";
 import type { GatewayConfig } from "./gateway-config.js";
 
 /** Every secret value in the configuration, for masking in logs and error text. */
@@ -24,7 +25,9 @@ export function configSecrets(config: GatewayConfig): string[] {
     config.slack?.apiUrl,
     config.search?.kind === "searxng" ? config.search.url : undefined,
   ];
-  secrets.push(...Object.values(config.providerKeys));
+  // A key setting may list several keys; each one alone must be masked too, not only the joined text.
+  const keySettings = [config.model?.apiKey, config.fallback?.apiKey, ...Object.values(config.providerKeys)];
+  secrets.push(...Object.values(config.providerKeys), ...keySettings.flatMap((value) => parseApiKeys(value)));
   for (const url of urls) secrets.push(...urlPasswords(url));
   return [...new Set(secrets.filter((secret): secret is string => secret !== undefined && secret !== ""))];
 }

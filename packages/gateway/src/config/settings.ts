@@ -226,6 +226,12 @@ export const SETTINGS = [
     secret: false,
   },
   {
+    name: "HERMES_MEMORY_SCOPE",
+    description: "Whose MEMORY.md/USER.md a conversation uses: user (each person their own), chat (one pair per chat) or shared (one pair for everyone)",
+    default: "user",
+    secret: false,
+  },
+  {
     name: "HERMES_THREAD_SESSIONS",
     description: "Threads and forum topics: shared (one session, messages prefixed with the sender) or per_user",
     default: "shared",
