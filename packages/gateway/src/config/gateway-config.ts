@@ -1,4 +1,4 @@
-import type { LogLevel } from "@hermes/agent";
+import type { CustomApi, LogLevel } from "@hermes/agent";
 
 /** Where the gateway keeps its state, all under HERMES_HOME. */
 export interface GatewayPaths {
@@ -15,6 +15,9 @@ export interface GatewayPaths {
 export interface ModelSettings {
   readonly model: string;
   readonly baseUrl?: string;
+  /** Wire protocol of `baseUrl` (unset: openai-completions). */
+  readonly api?: CustomApi;
+  /** One key, or several comma-separated ones to rotate through. */
   readonly apiKey?: string;
   readonly contextWindow: number;
 }
@@ -22,6 +25,7 @@ export interface ModelSettings {
 export interface FallbackModelSettings {
   readonly model: string;
   readonly baseUrl?: string;
+  readonly api?: CustomApi;
   readonly apiKey?: string;
 }
 

@@ -52,4 +52,13 @@ describe("configSecrets", () => {
     };
     expect(configSecrets(config).sort()).toEqual(["endpoint-pw", "p%40ss", "p@ss"].sort());
   });
+
+  it("lists each of several comma-separated keys on its own, so a key logged alone is masked", () => {
+    const config: GatewayConfig = {
+      ...BASE,
+      model: { model: "m", apiKey: "key-one, key-two", contextWindow: 128000 },
+      providerKeys: { OPENAI_API_KEY: "oa-one,oa-two" },
+    };
+    expect(configSecrets(config)).toEqual(expect.arrayContaining(["key-one", "key-two", "oa-one", "oa-two"]));
+  });
 });

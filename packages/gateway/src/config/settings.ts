@@ -23,13 +23,19 @@ export const SETTINGS = [
   },
   {
     name: "HERMES_BASE_URL",
-    description: "OpenAI-compatible endpoint (Ollama, vLLM, LM Studio, …) serving HERMES_MODEL",
+    description: "Custom endpoint (Ollama, vLLM, LM Studio, a proxy, …) serving HERMES_MODEL; its protocol is HERMES_API",
     default: "",
     secret: false,
   },
   {
+    name: "HERMES_API",
+    description: "Wire protocol of HERMES_BASE_URL: openai-completions, openai-responses or anthropic-messages",
+    default: "openai-completions",
+    secret: false,
+  },
+  {
     name: "HERMES_API_KEY",
-    description: "API key for the model provider or HERMES_BASE_URL",
+    description: "API key for the model provider or HERMES_BASE_URL; several comma-separated keys are tried in turn when one is rejected or out of quota",
     default: "",
     secret: true,
   },
@@ -47,13 +53,19 @@ export const SETTINGS = [
   },
   {
     name: "HERMES_FALLBACK_BASE_URL",
-    description: "OpenAI-compatible endpoint serving HERMES_FALLBACK_MODEL",
+    description: "Custom endpoint serving HERMES_FALLBACK_MODEL; its protocol is HERMES_FALLBACK_API",
     default: "",
     secret: false,
   },
   {
+    name: "HERMES_FALLBACK_API",
+    description: "Wire protocol of HERMES_FALLBACK_BASE_URL: openai-completions, openai-responses or anthropic-messages",
+    default: "openai-completions",
+    secret: false,
+  },
+  {
     name: "HERMES_FALLBACK_API_KEY",
-    description: "API key for the fallback model",
+    description: "API key for the fallback model (several comma-separated keys work as for HERMES_API_KEY)",
     default: "",
     secret: true,
   },
