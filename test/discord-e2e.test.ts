@@ -75,7 +75,7 @@ describe("Discord adapter end to end (discord.js against the fake Discord)", () 
     expect(fake.gateway.intents).toBe(INTENTS);
     expect(h.llm.requests).toHaveLength(2);
     expect(JSON.stringify(h.llm.requests[1]?.messages)).toContain('"role":"tool"');
-    expect(await readFile(path.join(h.home, "memory", "USER.md"), "utf8")).toContain("Ada drinks tea");
+    expect(await readFile(path.join(h.home, "memory", "users", "discord", ada.id, "USER.md"), "utf8")).toContain("Ada drinks tea");
     expect(fake.unknownRoutes).toEqual([]);
   });
 

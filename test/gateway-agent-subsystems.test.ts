@@ -21,7 +21,7 @@ async function eventually<T>(read: () => Promise<T | undefined>, timeoutMs = 8_0
 }
 
 describe("agent subsystems through the gateway", () => {
-  it("stores a memory written by the memory tool in $HERMES_HOME/memory/USER.md and shows it in later prompts", async () => {
+  it("stores a memory written by the memory tool in the person's own USER.md and shows it in later prompts", async () => {
     h = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7", HERMES_REFLECTION: "off" });
     h.llm.enqueue(
       { kind: "tools", calls: [{ name: "memory", arguments: { action: "add", target: "user", content: "Prefers answers in French." } }] },
@@ -29,7 +29,7 @@ describe("agent subsystems through the gateway", () => {
     );
     await h.adapter.userSays("Please always answer in French.");
     await h.gateway.waitIdle(DM_KEY);
-    const userFile = await readFile(path.join(h.home, "memory", "USER.md"), "utf8");
+    const userFile = await readFile(path.join(h.home, "memory", "users", "telegram", "7", "USER.md"), "utf8");
     expect(userFile).toMatch(/^§ Prefers answers in French\./m);
 
     // Within the conversation the prompt prefix stays byte-identical, although memory changed.
@@ -67,7 +67,7 @@ describe("agent subsystems through the gateway", () => {
     expect(h.adapter.texts().at(-1)).toBe("It was Bluebird.");
   });
 
-  it("runs a background review after the reply and records the learning in MEMORY.md", async () => {
+  it("runs a background review after the reply and records the learning in the person's MEMORY.md", async () => {
     h = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7", HERMES_REFLECTION_INTERVAL: "1" });
     const audit = {
       dimensions: [
@@ -81,7 +81,7 @@ describe("agent subsystems through the gateway", () => {
     await h.gateway.waitIdle(DM_KEY);
     expect(h.adapter.texts()).toEqual(["Here is what recent studies say, with sources."]);
     const memory = await eventually(async () => {
-      const text = await readFile(path.join(h.home, "memory", "MEMORY.md"), "utf8");
+      const text = await readFile(path.join(h.home, "memory", "users", "telegram", "7", "MEMORY.md"), "utf8");
       return text.includes("[learning]") ? text : undefined;
     });
     expect(memory).toContain("publication date");

@@ -55,10 +55,8 @@ async function main(): Promise<number> {
       lock: new RedisSessionLock(lockConnection),
       agentFor: (model) => pool.agentFor(model),
       compressorFor: (key) => pool.compressorFor(key),
-      reviewerFor: (key) => pool.reviewerFor(key),
-      onSessionStart: async () => {
-        await pool.memory.refreshIfChanged();
-      },
+      memoryFor: (message) => pool.memory.forMessage(message),
+      reviewerFor: (key, memory) => pool.reviewerFor(key, memory),
       hooks: hooks as unknown as HookPort,
       sessionScope: config.sessionScope,
       logger,

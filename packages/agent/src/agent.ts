@@ -5,7 +5,7 @@ import type { Message, UserMessage } from "@mariozechner/pi-ai";
 import { context as contexts, SpanKind, type Span, type Tracer } from "@opentelemetry/api";
 import type { HermesAgentConfig } from "./agent-config.js";
 import { registerBuiltinTools } from "./builtin-tools/register.js";
-import { scrubbedDeltas, scrubMemoryFences } from "./memory/agent-memory.js";
+import { scrubbedDeltas, scrubMemoryFences, type AgentMemory } from "./memory/agent-memory.js";
 import { asCompressMessages, type ContextCompressor } from "./context/compressor.js";
 import { withDefaults } from "./defaults.js";
 import { BudgetTracker } from "./loop/budget.js";
@@ -21,7 +21,7 @@ import { AGENT_NAME, GEN_AI, HERMES_ATTRIBUTES, SPAN_NAMES } from "./observabili
 import { SystemPromptBuilder } from "./prompt/builder.js";
 import { ToolRegistry } from "./tools/registry.js";
 import type { ToolCheckpoints } from "./tools/checkpoints.js";
-import type { RunCaller } from "./tools/types.js";
+import type { AnyToolDefinition, RunCaller } from "./tools/types.js";
 import { DEFAULT_RESULT_BUDGET } from "./tools/result-budget.js";
 import { sessionsRootOf, toolResultsDirOf } from "./tools/session-folders.js";
 import { removeExpiredSessionFolders } from "./tools/spill-retention.js";
@@ -39,6 +39,13 @@ export interface RunOptions {
   caller?: RunCaller;
   /** The conversation's compressor (it keeps anti-thrash state, so the caller keeps one per conversation). */
   compressor?: ContextCompressor;
+  /**
+   * The memory of this run's scope (the person or chat): used instead of the configured memory for the prompt's
+   * memory block, recall and sync.
+   */
+  memory?: AgentMemory;
+  /** The scope's memory tools; they replace the registry's tools of the same names for this run. */
+  memoryTools?: readonly AnyToolDefinition[];
   /** Durable tool results: what an earlier attempt of this run finished is replayed, and each finished call saved. */
   checkpoints?: ToolCheckpoints;
 }
@@ -127,11 +134,11 @@ export class HermesAgent {
     const cost = new CostTracker();
     const started = this.now();
 
-    const tools = await this.tools.available();
-    const memoryBlock = await this.memoryBlock();
+    const memory = options.memory ?? this.config.memory;
+    const tools = withScopedTools(await this.tools.available(), options.memoryTools ?? []);
+    const memoryBlock = await this.memoryBlock(options.memory);
     const built = await this.prompt.build({ tools: tools.map((t) => ({ name: t.name, guidance: t.guidance })), memoryBlock, chatPlatform: options.chatPlatform });
     const state: ModelState = { binding: this.config.model, authFailures: 0 };
-    const memory = this.config.memory;
     // Text from people must not be able to forge a memory fence.
     const content = memory && typeof input === "string" ? memory.sanitizeContext(input) : input;
     const userMessage: UserMessage = { role: "user", content, timestamp: this.now() };
@@ -217,8 +224,11 @@ export class HermesAgent {
     }
   }
 
-  private async memoryBlock(): Promise<string | undefined> {
-    const provider = this.config.memoryBlock ?? (this.config.memory ? () => this.config.memory?.buildMemoryContextBlock() ?? "" : undefined);
+  private async memoryBlock(scoped?: AgentMemory): Promise<string | undefined> {
+    const configured = this.config.memory;
+    const provider = scoped
+      ? () => scoped.buildMemoryContextBlock()
+      : (this.config.memoryBlock ?? (configured ? () => configured.buildMemoryContextBlock() : undefined));
     if (!provider) return undefined;
     try {
       return await provider();
@@ -227,6 +237,13 @@ export class HermesAgent {
       return undefined;
     }
   }
+}
+
+/** The registry's tools with the scope's memory tools in place of those of the same names. */
+function withScopedTools(tools: readonly AnyToolDefinition[], scoped: readonly AnyToolDefinition[]): AnyToolDefinition[] {
+  if (scoped.length === 0) return [...tools];
+  const names = new Set(scoped.map((tool) => tool.name));
+  return [...tools.filter((tool) => !names.has(tool.name)), ...scoped];
 }
 
 function stateDirOf(config: HermesAgentConfig): string {

@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 function providerContext(logger: Logger = silentLogger): MemoryProviderContext {
-  return { memoryDir: dir, logger, sessionId: "s", notifyWrite: (write) => writes.push(write) };
+  return { memoryDir: dir, scopeId: "shared", logger, sessionId: "s", notifyWrite: (write) => writes.push(write) };
 }
 
 async function started(logger?: Logger): Promise<BuiltinMemoryProvider> {

@@ -11,6 +11,8 @@ export const BUILTIN_MEMORY_PROVIDER_NAME = "builtin";
 export interface BuiltinMemoryProviderOptions {
   /** The memory folder ($HERMES_HOME/memory). */
   memoryDir: string;
+  /** The folder of USER.md when it is not `memoryDir` (see MemoryScope). */
+  userDir?: string;
   limits?: Partial<Record<MemoryTarget, number>>;
   lock?: FileLockOptions;
 }
@@ -34,7 +36,7 @@ export class BuiltinMemoryProvider extends MemoryProvider {
 
   constructor(options: BuiltinMemoryProviderOptions) {
     super();
-    this.store = new MemoryStore({ dir: options.memoryDir, limits: options.limits, lock: options.lock });
+    this.store = new MemoryStore({ dir: options.memoryDir, userDir: options.userDir, limits: options.limits, lock: options.lock });
     this.tool = memoryTool({ store: this.store, onWrite: (write) => this.context?.notifyWrite(write) });
   }
 

@@ -34,3 +34,14 @@ export {
 } from "./plugin-discovery.js";
 export { withFileLock, type FileLockOptions, type LockedOutcome } from "./file-lock.js";
 export { scrubMemoryFences, scrubbedDeltas, type AgentMemory } from "./agent-memory.js";
+export {
+  chatMemoryDir,
+  encodePathPart,
+  memoryScopeOf,
+  userMemoryDir,
+  userMemoryScope,
+  type MemoryScope,
+  type MemoryScopeMode,
+  type MemoryScopeSubject,
+} from "./memory-scope.js";
+export { ScopedMemories, forgetMemoryFiles, readMemoryScope, type ScopedMemoriesOptions, type MemoryScopeContents } from "./scoped-memories.js";

@@ -3,13 +3,18 @@ import type { HermesAgentResult } from "../loop/result.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import { BuiltinMemoryProvider, type BuiltinMemoryProviderOptions } from "./builtin-provider.js";
+import type { MemoryEditResult, MemoryReadResult, MemoryTarget } from "./memory-store.js";
 import { fenceMemoryContext, sanitizeContext } from "./context-fence.js";
 import type { MemoryLearning, MemoryProvider, MemoryProviderContext, MemoryWrite } from "./memory-provider.js";
 import { callProvider, notifyProvider } from "./provider-calls.js";
 
 export interface MemoryManagerOptions {
-  /** The memory folder ($HERMES_HOME/memory). */
+  /** The folder of MEMORY.md ($HERMES_HOME/memory, or the scope's folder). */
   memoryDir: string;
+  /** The folder of USER.md when it is not `memoryDir`. */
+  userDir?: string;
+  /** Whose memory this manager holds; handed to providers (default "shared"). */
+  scopeId?: string;
   sessionId?: string;
   logger?: Logger;
   /** The built-in provider; made from `memoryDir` (and `builtinOptions`) when absent, none when false. */
@@ -22,6 +27,7 @@ export interface MemoryManagerOptions {
 }
 
 const DEFAULT_HOOK_TIMEOUT_MS = 10_000;
+const NO_BUILTIN = "The built-in memory files are not in use.";
 
 /**
  * Runs the built-in memory provider and at most one external one (seed 000 §4.4): routes tool names to
@@ -38,6 +44,7 @@ export class MemoryManager {
   private readonly toolOwners = new Map<string, MemoryProvider>();
   private readonly toolsOf = new Map<MemoryProvider, AnyToolDefinition[]>();
   private readonly builtin: MemoryProvider | undefined;
+  private readonly builtinFiles: BuiltinMemoryProvider | undefined;
   private dirty = false;
 
   constructor(options: MemoryManagerOptions) {
@@ -46,13 +53,33 @@ export class MemoryManager {
     this.reserved = new Set(options.reservedToolNames ?? []);
     this.context = {
       memoryDir: options.memoryDir,
+      scopeId: options.scopeId ?? "shared",
       sessionId: options.sessionId ?? "default",
       logger: this.logger,
       notifyWrite: (write) => this.handleWrite(undefined, write),
     };
     this.builtin =
-      options.builtin === false ? undefined : (options.builtin ?? new BuiltinMemoryProvider({ memoryDir: options.memoryDir, ...options.builtinOptions }));
+      options.builtin === false ? undefined : (options.builtin ?? new BuiltinMemoryProvider({ memoryDir: options.memoryDir, userDir: options.userDir, ...options.builtinOptions }));
     if (this.builtin && !this.register(this.builtin)) this.builtin = undefined;
+    this.builtinFiles = this.builtin instanceof BuiltinMemoryProvider ? this.builtin : undefined;
+  }
+
+  /** The scope's built-in file as stored (for the reviewer, which may read and curate only its own scope). */
+  async read(target: MemoryTarget): Promise<MemoryReadResult> {
+    return this.builtinFiles ? this.builtinFiles.store.read(target) : { ok: false, code: "io", error: NO_BUILTIN };
+  }
+
+  /** Edits of the built-in files from outside the tool; a change marks the snapshot stale and tells the providers. */
+  add(target: MemoryTarget, content: string): Promise<MemoryEditResult> {
+    return this.editBuiltin({ key: target, value: content.trim() }, (store) => store.add(target, content));
+  }
+
+  replace(target: MemoryTarget, oldText: string, content: string): Promise<MemoryEditResult> {
+    return this.editBuiltin({ key: target, value: content.trim() }, (store) => store.replace(target, oldText, content));
+  }
+
+  remove(target: MemoryTarget, oldText: string): Promise<MemoryEditResult> {
+    return this.editBuiltin({ key: target, value: "" }, (store) => store.remove(target, oldText));
   }
 
   /**
@@ -185,6 +212,11 @@ export class MemoryManager {
     await this.fanOut("onSessionEnd", (provider) => provider.onSessionEnd && (() => provider.onSessionEnd?.()));
   }
 
+  /** Erases what the external providers keep for this scope (the built-in files are removed by `forgetMemoryScope`). */
+  async forgetExternal(): Promise<void> {
+    await this.fanOut("forget", (provider) => provider !== this.builtin && provider.forget ? () => provider.forget?.() : undefined);
+  }
+
   async shutdown(): Promise<void> {
     await this.fanOut("shutdown", (provider) => provider.shutdown && (() => provider.shutdown?.()));
   }
@@ -227,6 +259,13 @@ export class MemoryManager {
       logger: this.logger.child({ memoryProvider: provider.name }),
       notifyWrite: (write) => this.handleWrite(provider, write),
     };
+  }
+
+  private async editBuiltin(write: MemoryWrite, edit: (store: BuiltinMemoryProvider["store"]) => Promise<MemoryEditResult>): Promise<MemoryEditResult> {
+    if (!this.builtinFiles) return { ok: false, code: "io", error: NO_BUILTIN };
+    const result = await edit(this.builtinFiles.store);
+    if (result.ok && result.changed) this.handleWrite(this.builtinFiles, write);
+    return result;
   }
 
   private handleWrite(source: MemoryProvider | undefined, write: MemoryWrite): void {

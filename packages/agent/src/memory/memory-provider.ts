@@ -15,6 +15,8 @@ export interface MemoryWrite {
 export interface MemoryProviderContext {
   /** Folder of the built-in files ($HERMES_HOME/memory); external providers may keep their own state beside it. */
   memoryDir: string;
+  /** Whose memory this is (e.g. `user:telegram:42`, or `shared`): keep what you store for one scope out of every other. */
+  scopeId: string;
   logger: Logger;
   sessionId: string;
   /** Report a write: marks the cached system prompt stale and calls `onMemoryWrite` on the other providers. */
@@ -70,6 +72,8 @@ export abstract class MemoryProvider {
   onTurnEnd?(result: HermesAgentResult): void;
   /** Learnings broadcast by `MemoryManager.recordLearnings`; keep those whose target you own. */
   onLearnings?(records: readonly MemoryLearning[]): Promise<void>;
+  /** Erase everything kept for this provider's scope (the person asked `/forget confirm`). */
+  forget?(): Promise<void>;
 
   /** JSON-schema-like description of the provider's settings, for a setup wizard. */
   getConfigSchema?(): Record<string, unknown>;

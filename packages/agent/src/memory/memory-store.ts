@@ -37,8 +37,10 @@ export type MemoryEditResult =
   | { ok: false; code: MemoryErrorCode; error: string };
 
 export interface MemoryStoreOptions {
-  /** The memory folder ($HERMES_HOME/memory); created on the first write. */
+  /** The folder of MEMORY.md (and of USER.md unless `userDir` is given); created on the first write. */
   dir: string;
+  /** The folder of USER.md when it is not `dir` (a shared chat's notes beside the sender's own USER.md). */
+  userDir?: string;
   limits?: Partial<Record<MemoryTarget, number>>;
   lock?: FileLockOptions;
 }
@@ -54,17 +56,19 @@ const PREVIEW_CHARS = 80;
  */
 export class MemoryStore {
   readonly dir: string;
+  readonly userDir: string;
   private readonly limits: Record<MemoryTarget, number>;
   private readonly lockOptions: FileLockOptions;
 
   constructor(options: MemoryStoreOptions) {
     this.dir = options.dir;
+    this.userDir = options.userDir ?? options.dir;
     this.limits = { ...DEFAULT_MEMORY_LIMITS, ...options.limits };
     this.lockOptions = options.lock ?? {};
   }
 
   pathOf(target: MemoryTarget): string {
-    return path.join(this.dir, MEMORY_FILE_NAMES[target]);
+    return path.join(target === "user" ? this.userDir : this.dir, MEMORY_FILE_NAMES[target]);
   }
 
   async read(target: MemoryTarget): Promise<MemoryReadResult> {
@@ -121,7 +125,7 @@ export class MemoryStore {
 
   private async edit(target: MemoryTarget, change: Edit): Promise<MemoryEditResult> {
     try {
-      await fs.mkdir(this.dir, { recursive: true });
+      await fs.mkdir(path.dirname(this.pathOf(target)), { recursive: true });
       const locked = await withFileLock(`${this.pathOf(target)}.lock`, () => this.editLocked(target, change), this.lockOptions);
       if (!locked.ok) return fail("busy", `Memory is busy (${MEMORY_FILE_NAMES[target]} is being written by someone else); try again.`);
       return locked.value;

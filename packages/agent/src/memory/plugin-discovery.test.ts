@@ -28,6 +28,7 @@ function warningLogger(): Logger {
 
 const context = (): MemoryProviderContext => ({
   memoryDir: path.join(home, "memory"),
+  scopeId: "shared",
   logger: silentLogger,
   sessionId: "s-9",
   notifyWrite: () => {},

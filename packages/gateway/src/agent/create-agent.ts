@@ -8,23 +8,22 @@ import {
   loadFrameworks,
   ContextCompressor,
   HermesAgent,
-  MemoryManager,
   MEMORY_TOOL_NAME,
   SKILL_TOOL_NAMES,
   ToolRegistry,
   defaultSkillLocations,
-  discoverMemoryProviders,
   registerSkillTools,
   resolveModel,
-  userMemoryProvidersDir,
   type AgentMetrics,
   type Logger,
+  type MemoryManager,
   type ModelBinding,
 } from "@hermes/agent";
 import type { Tracer } from "@opentelemetry/api";
 import { sessionSearchTool, type Store } from "@hermes/store";
 import type { ConfigIssue } from "../config/errors.js";
 import type { GatewayConfig } from "../config/gateway-config.js";
+import { createGatewayMemory, logMemoryScope, type GatewayMemory } from "./memory-scopes.js";
 import { BoundedMap, resolveModelName } from "./model-names.js";
 import { SESSION_SEARCH_TOOL } from "./tool-names.js";
 
@@ -46,18 +45,22 @@ export interface AgentDeps {
   metrics?: AgentMetrics;
 }
 
-/** Agents for the configured model and for per-conversation /model overrides, sharing memory and skills. */
+/** Agents for the configured model and for per-conversation /model overrides, sharing skills; memory is per scope. */
 export interface AgentPool {
   readonly models: { primary: string; fallback?: string };
   readonly primary: ModelBinding;
-  readonly memory: MemoryManager;
+  /** Memory per scope (HERMES_MEMORY_SCOPE): a run gets its message's scope, never another's. */
+  readonly memory: GatewayMemory;
   agentFor(model: string | undefined): Promise<HermesAgent>;
   /** Whether a model name can be used (known, with a key); the reason when not. */
   checkModel(name: string): string | undefined;
   /** One compressor per conversation: it carries the anti-thrash state across runs. */
   compressorFor(sessionKey: string): ContextCompressor;
-  /** One background reviewer per conversation (its turn counters are that chat's); undefined when reflection is off. */
-  reviewerFor(sessionKey: string): BackgroundReviewer | undefined;
+  /**
+   * One background reviewer per conversation and memory scope (its turn counters are that chat's, and it writes only
+   * into that scope); undefined when reflection is off or there is no scope.
+   */
+  reviewerFor(sessionKey: string, memory?: MemoryManager): BackgroundReviewer | undefined;
   shutdown(): Promise<void>;
 }
 
@@ -81,10 +84,8 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
   if (config.tools.includes("terminal")) {
     deps.logger.warn("the terminal tool is enabled: commands run as this process's user and are not sandboxed; allow only trusted users");
   }
-  const memory = new MemoryManager({ memoryDir: config.paths.memory, logger: deps.logger });
-  const plugins = await discoverMemoryProviders({ dirs: [userMemoryProvidersDir(config.home)], context: memory.context, logger: deps.logger });
-  for (const provider of plugins.providers) memory.addProvider(provider);
-  await memory.initialize();
+  const memory = createGatewayMemory(config, { logger: deps.logger, toolsEnabled: config.tools.includes(MEMORY_TOOL_NAME) });
+  await logMemoryScope(config, deps.logger);
 
   const resolveOverride = (name: string): ModelBinding | string => {
     const resolved = resolveModelName(config, name);
@@ -96,7 +97,6 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
   const build = async (binding: ModelBinding): Promise<HermesAgent> => {
     const registry = new ToolRegistry({ logger: deps.logger });
     const enabled = new Set(config.tools);
-    if (enabled.has(MEMORY_TOOL_NAME)) for (const tool of memory.tools()) registry.register(tool);
     if (SKILL_TOOL_NAMES.some((name) => enabled.has(name))) {
       const skills = registerSkillTools(registry, { ...defaultSkillLocations(config.home), logger: deps.logger });
       if (!skills.ok) throw new Error(`skills: ${skills.error}`);
@@ -115,7 +115,7 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
       },
       contextDir: config.paths.workspace,
       systemPrompt: config.systemPrompt,
-      memory,
+      // Memory comes with each run (RunOptions.memory), from the run's own scope.
       stateDir: config.home,
       budget: { maxSteps: config.maxSteps },
       logger: deps.logger,
@@ -165,21 +165,22 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
       }
       return compressor;
     },
-    reviewerFor: (sessionKey) => {
-      if (!config.reflection.enabled) return undefined;
-      let reviewer = reviewers.get(sessionKey);
+    reviewerFor: (sessionKey, scoped) => {
+      if (!config.reflection.enabled || !scoped) return undefined;
+      const key = `${sessionKey}\n${scoped.context.scopeId}`;
+      let reviewer = reviewers.get(key);
       if (!reviewer) {
         reviewer = new BackgroundReviewer({
           model: primary.binding,
-          memory,
+          memory: scoped,
           skills: { catalog: reflectionCatalog },
           frameworks,
           turnNudgeInterval: config.reflection.interval,
           iterationNudgeInterval: config.reflection.interval,
           tracer: deps.tracer,
-          logger: deps.logger.child({ sessionKey }),
+          logger: deps.logger.child({ sessionKey, memoryScope: scoped.context.scopeId }),
         });
-        void reviewers.set(sessionKey, reviewer)?.shutdown();
+        void reviewers.set(key, reviewer)?.shutdown();
       }
       return reviewer;
     },

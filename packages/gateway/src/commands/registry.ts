@@ -1,5 +1,6 @@
 import { chatCommands } from "./chat-commands.js";
 import { infoCommands } from "./info-commands.js";
+import { memoryCommands } from "./memory-commands.js";
 import { sessionCommands } from "./session-commands.js";
 import type { CommandDefinition } from "./types.js";
 
@@ -10,7 +11,7 @@ const helpCommand: CommandDefinition = {
   run: async () => helpText(),
 };
 
-export const COMMANDS: readonly CommandDefinition[] = [...sessionCommands, ...infoCommands, ...chatCommands, helpCommand];
+export const COMMANDS: readonly CommandDefinition[] = [...sessionCommands, ...infoCommands, ...chatCommands, ...memoryCommands, helpCommand];
 
 const BY_NAME = new Map(COMMANDS.map((command) => [command.name, command]));
 
@@ -19,7 +20,7 @@ export function findCommand(name: string): CommandDefinition | undefined {
 }
 
 export function helpText(): string {
-  const order = ["new", "reset", "stop", "retry", "undo", "compress", "status", "usage", "model", "respond", "whoami", "help"];
+  const order = ["new", "reset", "stop", "retry", "undo", "compress", "status", "usage", "model", "respond", "memory", "forget", "whoami", "help"];
   const lines = order
     .map((name) => BY_NAME.get(name))
     .filter((command): command is CommandDefinition => command !== undefined)

@@ -1,3 +1,4 @@
+import type { MemoryScope } from "@hermes/agent";
 import type { InboundMessage } from "../core/inbound.js";
 import type { GatewayStore, HookPort, RunQueuePort } from "../core/ports.js";
 
@@ -24,6 +25,14 @@ export interface CommandContext {
   authorization: "allowlist" | "paired" | "console";
   /** Whether several people share this session (their messages carry a [sender] prefix). */
   sharedSession: boolean;
+  /** The caller's memory (HERMES_MEMORY_SCOPE), for /memory and /forget; absent when the bot has none. */
+  memory?: MemoryCommandsPort;
+}
+
+/** What /memory and /forget need: whose scope a message is in, and erasing one. */
+export interface MemoryCommandsPort {
+  scopeOf(message: InboundMessage): MemoryScope;
+  forget(scope: MemoryScope): Promise<void>;
 }
 
 export interface CommandDefinition {

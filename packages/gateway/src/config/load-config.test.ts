@@ -67,6 +67,7 @@ describe("loadConfig defaults", () => {
         logLevel: "info",
         providerKeys: {},
         sessionScope: { groupSessions: "per_user", threadSessions: "shared" },
+        memoryScope: "user",
         reflection: { enabled: true, interval: 10 },
         compressionThreshold: 0.5,
         retention: { days: 30 },
@@ -177,6 +178,14 @@ describe("loadConfig errors", () => {
         message: 'must be true or false (1/0, yes/no and on/off also work) (got "sometimes")',
       },
       { setting: "HERMES_LOG_LEVEL", message: 'must be one of debug, info, warn, error (got "trace")' },
+    ]);
+  });
+
+  it("reads HERMES_MEMORY_SCOPE and names it when the value is not a scope", async () => {
+    expect((await loadOk({ HERMES_MEMORY_SCOPE: "Chat" })).memoryScope).toBe("chat");
+    expect((await loadOk({ HERMES_MEMORY_SCOPE: "shared" })).memoryScope).toBe("shared");
+    expect(await loadErrors({ HERMES_MEMORY_SCOPE: "everyone" })).toEqual([
+      { setting: "HERMES_MEMORY_SCOPE", message: 'must be one of user, chat, shared (got "everyone")' },
     ]);
   });
 

@@ -85,6 +85,7 @@ function readGatewayConfig(
     groupSessions: reader.choice("HERMES_GROUP_SESSIONS", ["per_user", "shared"] as const) ?? "per_user",
     threadSessions: reader.choice("HERMES_THREAD_SESSIONS", ["shared", "per_user"] as const) ?? "shared",
   };
+  const memoryScope = reader.choice("HERMES_MEMORY_SCOPE", ["user", "chat", "shared"] as const) ?? "user";
   const botName = reader.text("HERMES_BOT_NAME");
   const retention = readRetentionSettings(reader);
   const compressionThreshold = (reader.integer("HERMES_COMPRESSION_AT", { min: 10, max: 95 }) ?? 50) / 100;
@@ -105,6 +106,7 @@ function readGatewayConfig(
     logLevel,
     providerKeys,
     sessionScope,
+    memoryScope,
     reflection,
     compressionThreshold,
     retention,

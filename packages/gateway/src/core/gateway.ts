@@ -28,6 +28,8 @@ export interface GatewayOptions {
   models: CommandContext["models"];
   checkModel: CommandContext["checkModel"];
   compress: CommandContext["compress"];
+  /** The memory scopes, for /memory and /forget. */
+  memory?: CommandContext["memory"];
   /** Called for each new (not duplicate) message, e.g. to count it. */
   onAccepted?: (message: InboundMessage) => void;
   /** Tells the message's adapter it was handled without an agent run (e.g. to remove a "working on it" reaction). */
@@ -211,6 +213,7 @@ export class Gateway {
         followUp: (text) => this.notice(message, text),
         authorization: via,
         sharedSession: isSharedSession(message, this.options.sessionScope),
+        memory: this.options.memory,
       });
     } catch (error) {
       this.options.logger.error("command failed", { command: command.name, sessionKey: key, error });

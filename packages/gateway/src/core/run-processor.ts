@@ -1,4 +1,4 @@
-import type { ContextCompressor, HermesAgent, HermesAgentResult, Logger } from "@hermes/agent";
+import type { AnyToolDefinition, ContextCompressor, HermesAgent, HermesAgentResult, Logger, MemoryManager } from "@hermes/agent";
 import type { Message } from "@mariozechner/pi-ai";
 import { SpanKind, trace, type Context, type Span } from "@opentelemetry/api";
 import type { InboundRecord, NewDelivery, Store } from "@hermes/store";
@@ -25,8 +25,13 @@ export interface RunProcessorOptions {
   agentFor(model: string | undefined): Promise<HermesAgent>;
   /** The conversation's context compressor (kept per session key for its anti-thrash state). */
   compressorFor?(sessionKey: string): ContextCompressor;
-  /** The conversation's background reviewer (reflection), when enabled. */
-  reviewerFor?(sessionKey: string): { onTurnStart(turn: number): void; afterRun(run: { messages: Message[]; steps: number; sessionId?: string }): void } | undefined;
+  /** The memory of a message's scope (HERMES_MEMORY_SCOPE) and the memory tools its run may use. */
+  memoryFor?(message: InboundMessage): Promise<{ manager: MemoryManager; tools: readonly AnyToolDefinition[] }>;
+  /** The conversation's background reviewer (reflection) for the run's memory scope, when enabled. */
+  reviewerFor?(
+    sessionKey: string,
+    memory?: MemoryManager,
+  ): { onTurnStart(turn: number): void; afterRun(run: { messages: Message[]; steps: number; sessionId?: string }): void } | undefined;
   /** Called before the first run of a new session (e.g. to refresh the memory snapshot). */
   onSessionStart?(sessionId: string): Promise<void>;
   hooks: HookPort;
@@ -133,7 +138,8 @@ export function createRunProcessor(options: RunProcessorOptions) {
     const base = { timestamp: now(), sessionKey: key, platform: message.platform, chatId: message.chat.id, userId: message.user.id, sessionId: session.id };
     await options.hooks.emit({ ...base, type: "agent:start", inboundId: record.id });
 
-    const reviewer = options.reviewerFor?.(key);
+    const memory = await options.memoryFor?.(message);
+    const reviewer = options.reviewerFor?.(key, memory?.manager);
     const agent = await options.agentFor(session.model).catch((error: unknown) => {
       if (session.model === undefined) throw error;
       // A /model override that no longer resolves (key removed, model retired) falls back to the default model.
@@ -142,7 +148,11 @@ export function createRunProcessor(options: RunProcessorOptions) {
     });
     const history = await options.store.messages.history(session.id);
     // The gateway may have created the session already; an empty transcript is what marks a new conversation.
-    if (history.length === 0) await options.onSessionStart?.(session.id);
+    if (history.length === 0) {
+      // A session boundary: the scope's snapshot is re-taken (other processes or scopes may have written its files).
+      await memory?.manager.refreshSnapshot();
+      await options.onSessionStart?.(session.id);
+    }
     reviewer?.onTurnStart(history.filter((m) => m.role === "user").length + 1);
     const result = await agent.run(agentInputFor(message, isSharedSession(message, options.sessionScope)), {
       history,
@@ -153,6 +163,8 @@ export function createRunProcessor(options: RunProcessorOptions) {
       callbacks: hookCallbacks(options.hooks, base, now),
       compressor: options.compressorFor?.(key),
       checkpoints: await runCheckpoints(options.store, record.id, logger),
+      memory: memory?.manager,
+      memoryTools: memory?.tools,
     });
 
     if (result.stopReason === "ABORT" && handedOver(signal)) {
@@ -161,7 +173,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
       logger.info("run interrupted; it will run again");
       return "interrupted";
     }
-    return finish(record, message, session.id, result, base, logger);
+    return finish(record, message, session.id, result, base, logger, memory?.manager);
   }
 
   async function finish(
@@ -171,6 +183,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     result: HermesAgentResult,
     base: Record<string, unknown> & { timestamp: number; sessionKey: string },
     logger: Logger,
+    memory?: MemoryManager,
   ): Promise<RunEnd> {
     const key = base.sessionKey;
     const stopped = result.stopReason === "ABORT";
@@ -200,7 +213,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     if (compacted) await options.hooks.emit({ ...base, timestamp: now(), type: "session:compress", sessionId: finished.sessionId, parentSessionId: sessionId });
     await options.hooks.emit({ ...base, timestamp: now(), type: "agent:end", stopReason: result.stopReason, steps: result.steps, costUsd: result.usage.costUsd });
     // Reflection runs in the background and never delays the reply (which is already in the outbox).
-    if (!stopped) options.reviewerFor?.(key)?.afterRun({ messages: result.history, steps: result.steps, sessionId: finished.sessionId });
+    if (!stopped) options.reviewerFor?.(key, memory)?.afterRun({ messages: result.history, steps: result.steps, sessionId: finished.sessionId });
     return failedRun(result) ? "failed" : "answered";
   }
 

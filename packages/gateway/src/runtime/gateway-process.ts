@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { Logger, MetricsRegistry } from "@hermes/agent";
+import { createGatewayMemory } from "../agent/memory-scopes.js";
 import { resolveModelName } from "../agent/model-names.js";
 import { tryOpenStore, type DeliveryRecord, type Store } from "@hermes/store";
 import { authorize } from "../auth/authorize.js";
@@ -105,7 +106,10 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     );
   };
 
+  // With BullMQ the agents run on workers; /memory and /forget work on the same files from here.
+  const memory = pool?.memory ?? createGatewayMemory(config, { logger, toolsEnabled: false });
   const gateway = new Gateway({
+    memory,
     markDone,
     onAccepted: (message) => metrics.received.inc(1, { platform: message.platform }),
     store,
@@ -158,6 +162,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     unwatchHooks();
     health.close();
     await pool?.shutdown();
+    if (!pool) await memory.shutdown();
     await retention.stop();
     await store.close();
   };

@@ -32,10 +32,8 @@ export async function createRunQueue(
     lock: new InMemorySessionLock(),
     agentFor: (model) => pool.agentFor(model),
     compressorFor: (key) => pool.compressorFor(key),
-    reviewerFor: (key) => pool.reviewerFor(key),
-    onSessionStart: async () => {
-      await pool.memory.refreshIfChanged();
-    },
+    memoryFor: (message) => pool.memory.forMessage(message),
+    reviewerFor: (key, memory) => pool.reviewerFor(key, memory),
     hooks: deps.hooks,
     sessionScope: config.sessionScope,
     logger: deps.logger,

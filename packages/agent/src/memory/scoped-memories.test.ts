@@ -1,0 +1,157 @@
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../observability/logger.js";
+import type { AnyToolDefinition, ToolContext } from "../tools/types.js";
+import { MemoryManager } from "./memory-manager.js";
+import { MemoryProvider, type MemoryProviderContext } from "./memory-provider.js";
+import { memoryScopeOf, type MemoryScope } from "./memory-scope.js";
+import { ScopedMemories, readMemoryScope } from "./scoped-memories.js";
+
+let root: string;
+const toolContext: ToolContext = { signal: new AbortController().signal, toolCallId: "c", sessionId: "s", logger: silentLogger };
+
+/** An external provider that remembers which scope it was built for and what it was asked to do. */
+class RecordingProvider extends MemoryProvider {
+  readonly name = "recording";
+  static log: string[] = [];
+  private scopeId = "";
+  async isAvailable(): Promise<boolean> {
+    return true;
+  }
+  async initialize(context: MemoryProviderContext): Promise<void> {
+    this.scopeId = context.scopeId;
+  }
+  getToolSchemas(): AnyToolDefinition[] {
+    return [];
+  }
+  override systemPromptBlock(): string {
+    return `external for ${this.scopeId}`;
+  }
+  override async forget(): Promise<void> {
+    RecordingProvider.log.push(`forget ${this.scopeId}`);
+  }
+  override async shutdown(): Promise<void> {
+    RecordingProvider.log.push(`shutdown ${this.scopeId}`);
+  }
+}
+
+function scopes(limit?: number): ScopedMemories {
+  return new ScopedMemories({
+    limit,
+    create: async (scope) => {
+      const manager = new MemoryManager({ memoryDir: scope.memoryDir, userDir: scope.userDir, scopeId: scope.id });
+      manager.addProvider(new RecordingProvider());
+      await manager.initialize();
+      return manager;
+    },
+  });
+}
+
+const userScope = (userId: string): MemoryScope => memoryScopeOf("user", root, { platform: "telegram", userId, chatId: userId, sharedSession: false });
+const groupScope = (userId: string): MemoryScope => memoryScopeOf("user", root, { platform: "telegram", userId, chatId: "-100", sharedSession: true });
+
+async function remember(manager: MemoryManager, target: "memory" | "user", content: string): Promise<void> {
+  const tool = manager.tools().find((candidate) => candidate.name === "memory");
+  const result = await tool?.handler({ action: "add", target, content }, toolContext);
+  expect(result?.isError).toBeFalsy();
+}
+
+beforeEach(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), "hermes-scopes-"));
+  RecordingProvider.log = [];
+});
+
+afterEach(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+describe("ScopedMemories", () => {
+  it("keeps one person's entries out of another person's prompt and provider", async () => {
+    const memories = scopes();
+    const alice = await memories.managerFor(userScope("1"));
+    const bob = await memories.managerFor(userScope("2"));
+    await remember(alice, "user", "Alice's cat is called Mochi");
+    await alice.refreshSnapshot();
+    expect(alice.buildMemoryContextBlock()).toContain("Mochi");
+    expect(alice.buildMemoryContextBlock()).toContain("external for user:telegram:1");
+    expect(bob.buildMemoryContextBlock()).not.toContain("Mochi");
+    expect(bob.buildMemoryContextBlock()).toContain("external for user:telegram:2");
+    expect(await memories.managerFor(userScope("1"))).toBe(alice);
+    await memories.shutdown();
+  });
+
+  it("freezes each scope's snapshot on its own", async () => {
+    const memories = scopes();
+    const alice = await memories.managerFor(userScope("1"));
+    const bob = await memories.managerFor(userScope("2"));
+    await remember(bob, "memory", "Bob deploys on Fridays");
+    const alicePrompt = alice.buildMemoryContextBlock();
+    await bob.refreshSnapshot();
+    expect(bob.buildMemoryContextBlock()).toContain("Fridays");
+    expect(alice.buildMemoryContextBlock()).toBe(alicePrompt);
+    await memories.shutdown();
+  });
+
+  it("writes the chat's notes and the sender's own USER.md in a shared session", async () => {
+    const memories = scopes();
+    const inGroup = await memories.managerFor(groupScope("1"));
+    await remember(inGroup, "memory", "this group plans the offsite");
+    await remember(inGroup, "user", "prefers short answers");
+    const other = await readMemoryScope(groupScope("2"));
+    expect(other.memory?.entries).toEqual(["this group plans the offsite"]);
+    expect(other.user?.entries).toEqual([]);
+    expect((await readMemoryScope(userScope("1"))).user?.entries).toEqual(["prefers short answers"]);
+    await memories.shutdown();
+  });
+
+  it("forget erases the person's files, asks the provider to forget the scope and clears cached snapshots", async () => {
+    const memories = scopes();
+    const dm = await memories.managerFor(userScope("1"));
+    await remember(dm, "user", "lives in Lyon");
+    await dm.refreshSnapshot();
+    const inGroup = await memories.managerFor(groupScope("1"));
+    await remember(inGroup, "memory", "group note stays");
+    await inGroup.refreshSnapshot();
+    expect(inGroup.buildMemoryContextBlock()).toContain("Lyon");
+
+    await memories.forget(userScope("1"));
+    expect(RecordingProvider.log).toEqual(["forget user:telegram:1"]);
+    expect((await readMemoryScope(userScope("1"))).user?.entries).toEqual([]);
+    expect(dm.buildMemoryContextBlock()).not.toContain("Lyon");
+    expect(inGroup.buildMemoryContextBlock()).not.toContain("Lyon");
+    expect((await readMemoryScope(groupScope("1"))).memory?.entries).toEqual(["group note stays"]);
+    await memories.shutdown();
+  });
+
+  it("shuts down the least recently used scope beyond its limit", async () => {
+    const memories = scopes(2);
+    const first = await memories.managerFor(userScope("1"));
+    await memories.managerFor(userScope("2"));
+    await memories.managerFor(userScope("1"));
+    await memories.managerFor(userScope("3"));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(RecordingProvider.log).toEqual(["shutdown user:telegram:2"]);
+    expect(await memories.managerFor(userScope("1"))).toBe(first);
+    await memories.shutdown();
+  });
+});
+
+describe("MemoryManager edits of its scope's files", () => {
+  it("writes only the scope's own MEMORY.md and marks its snapshot stale", async () => {
+    const memories = scopes();
+    const alice = await memories.managerFor(userScope("1"));
+    const bob = await memories.managerFor(userScope("2"));
+    const added = await alice.add("memory", "review lesson for Alice");
+    expect(added.ok && added.changed).toBe(true);
+    expect(alice.hasChanged()).toBe(true);
+    expect(bob.hasChanged()).toBe(false);
+    const read = await alice.read("memory");
+    expect(read.ok && read.state.entries).toEqual(["review lesson for Alice"]);
+    expect((await readMemoryScope(userScope("2"))).memory?.entries).toEqual([]);
+    const removed = await alice.remove("memory", "review lesson");
+    expect(removed.ok && removed.changed).toBe(true);
+    await memories.shutdown();
+  });
+});

@@ -1,0 +1,116 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { silentLogger, type Logger } from "../observability/logger.js";
+import type { MemoryManager } from "./memory-manager.js";
+import type { MemoryScope } from "./memory-scope.js";
+import { MEMORY_FILE_NAMES, MemoryStore, type MemoryFileState, type MemoryTarget } from "./memory-store.js";
+
+export interface ScopedMemoriesOptions {
+  /** Makes and initializes the manager of one scope (its built-in files, the external provider with its scope id). */
+  create: (scope: MemoryScope) => Promise<MemoryManager>;
+  /** Most scopes kept at once; the least recently used one is shut down beyond it. Default 500. */
+  limit?: number;
+  logger?: Logger;
+}
+
+export interface MemoryScopeContents {
+  memory: MemoryFileState | undefined;
+  user: MemoryFileState | undefined;
+}
+
+interface Cached {
+  scope: MemoryScope;
+  manager: Promise<MemoryManager>;
+}
+
+const DEFAULT_LIMIT = 500;
+
+/**
+ * One MemoryManager per memory scope, so each scope has its own frozen prompt snapshot and its own dirty flag: one
+ * person's new session never changes another person's cached prompt prefix, and nothing of one scope reaches another.
+ */
+export class ScopedMemories {
+  private readonly cached = new Map<string, Cached>();
+  private readonly limit: number;
+  private readonly logger: Logger;
+
+  constructor(private readonly options: ScopedMemoriesOptions) {
+    this.limit = options.limit ?? DEFAULT_LIMIT;
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  managerFor(scope: MemoryScope): Promise<MemoryManager> {
+    const hit = this.cached.get(scope.id);
+    if (hit) {
+      // Recently used scopes are kept longest.
+      this.cached.delete(scope.id);
+      this.cached.set(scope.id, hit);
+      return hit.manager;
+    }
+    const manager = this.options.create(scope);
+    this.cached.set(scope.id, { scope, manager });
+    manager.catch(() => this.cached.delete(scope.id));
+    this.evictOverLimit();
+    return manager;
+  }
+
+  /**
+   * Erases the person's files of the scope and what the external provider keeps for it, then re-takes the snapshot
+   * of every cached scope that showed those files, so the erased entries leave their prompts at once.
+   */
+  async forget(scope: MemoryScope): Promise<void> {
+    const manager = await this.managerFor(scope);
+    await manager.forgetExternal();
+    await forgetMemoryFiles(scope);
+    const erased = new Set(scope.ownDirs);
+    await Promise.all(
+      [...this.cached.values()]
+        .filter((entry) => erased.has(entry.scope.memoryDir) || erased.has(entry.scope.userDir))
+        .map(async (entry) => (await entry.manager).refreshSnapshot()),
+    );
+  }
+
+  async shutdown(): Promise<void> {
+    const all = [...this.cached.values()];
+    this.cached.clear();
+    await Promise.all(all.map((entry) => this.shutdownOne(entry)));
+  }
+
+  private evictOverLimit(): void {
+    while (this.cached.size > this.limit) {
+      const oldest = this.cached.keys().next().value;
+      if (oldest === undefined) return;
+      const entry = this.cached.get(oldest);
+      this.cached.delete(oldest);
+      if (entry) void this.shutdownOne(entry);
+    }
+  }
+
+  private async shutdownOne(entry: Cached): Promise<void> {
+    try {
+      await (await entry.manager).shutdown();
+    } catch (error) {
+      this.logger.warn("memory scope could not be shut down", { scope: entry.scope.id, error });
+    }
+  }
+}
+
+/** The scope's two files as stored (undefined when one cannot be read). */
+export async function readMemoryScope(scope: MemoryScope): Promise<MemoryScopeContents> {
+  const store = new MemoryStore({ dir: scope.memoryDir, userDir: scope.userDir });
+  const [memory, user] = await Promise.all((["memory", "user"] as const).map((target) => store.read(target)));
+  return { memory: memory?.ok ? memory.state : undefined, user: user?.ok ? user.state : undefined };
+}
+
+/** Deletes MEMORY.md and USER.md of the folders that are the person's own; true when a file was there. */
+export async function forgetMemoryFiles(scope: MemoryScope): Promise<boolean> {
+  const files = scope.ownDirs.flatMap((dir) => (Object.keys(MEMORY_FILE_NAMES) as MemoryTarget[]).map((target) => path.join(dir, MEMORY_FILE_NAMES[target])));
+  const existed = await Promise.all(
+    files.map(async (file) => {
+      const present = await fs.stat(file).then(() => true, () => false);
+      await fs.rm(file, { force: true });
+      return present;
+    }),
+  );
+  return existed.some(Boolean);
+}

@@ -1,0 +1,84 @@
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import {
+  MEMORY_FILE_NAMES,
+  MemoryManager,
+  ScopedMemories,
+  discoverMemoryProviders,
+  memoryScopeOf,
+  userMemoryProvidersDir,
+  type AnyToolDefinition,
+  type Logger,
+  type MemoryScope,
+} from "@hermes/agent";
+import type { GatewayConfig } from "../config/gateway-config.js";
+import type { InboundMessage } from "../core/inbound.js";
+import { isSharedSession } from "../core/session-key.js";
+
+/** A run's memory: its scope, that scope's manager and the memory tools the run may use. */
+export interface RunMemory {
+  scope: MemoryScope;
+  manager: MemoryManager;
+  tools: readonly AnyToolDefinition[];
+}
+
+export interface GatewayMemory {
+  scopeOf(message: InboundMessage): MemoryScope;
+  forMessage(message: InboundMessage): Promise<RunMemory>;
+  managerFor(scope: MemoryScope): Promise<MemoryManager>;
+  /** Erases the scope's own files and the external provider's entries for it. */
+  forget(scope: MemoryScope): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+type MemoryConfig = Pick<GatewayConfig, "home" | "paths" | "memoryScope" | "sessionScope">;
+
+/** The memory managers of all scopes (HERMES_MEMORY_SCOPE), each with its own built-in files and external provider. */
+export function createGatewayMemory(config: MemoryConfig, options: { logger: Logger; toolsEnabled: boolean }): GatewayMemory {
+  const memoryRoot = config.paths.memory;
+  const scopes = new ScopedMemories({
+    logger: options.logger,
+    create: async (scope) => {
+      const logger = options.logger.child({ memoryScope: scope.id });
+      const manager = new MemoryManager({ memoryDir: scope.memoryDir, userDir: scope.userDir, scopeId: scope.id, logger });
+      // Each scope gets its own provider instance, constructed with the scope id, so plugins can keep scopes apart.
+      const plugins = await discoverMemoryProviders({ dirs: [userMemoryProvidersDir(config.home)], context: manager.context, logger });
+      for (const provider of plugins.providers) manager.addProvider(provider);
+      await manager.initialize();
+      return manager;
+    },
+  });
+  const scopeOf = (message: InboundMessage): MemoryScope =>
+    memoryScopeOf(config.memoryScope, memoryRoot, {
+      platform: message.platform,
+      userId: message.user.id,
+      chatId: message.chat.id,
+      sharedSession: isSharedSession(message, config.sessionScope),
+    });
+  return {
+    scopeOf,
+    forMessage: async (message) => {
+      const scope = scopeOf(message);
+      const manager = await scopes.managerFor(scope);
+      return { scope, manager, tools: options.toolsEnabled ? manager.tools() : [] };
+    },
+    managerFor: (scope) => scopes.managerFor(scope),
+    forget: (scope) => scopes.forget(scope),
+    shutdown: () => scopes.shutdown(),
+  };
+}
+
+/** The start-up line saying whether the old global MEMORY.md/USER.md are used. */
+export async function logMemoryScope(config: MemoryConfig, logger: Logger): Promise<void> {
+  const globals = Object.values(MEMORY_FILE_NAMES).map((name) => path.join(config.paths.memory, name));
+  const present = (await Promise.all(globals.map((file) => stat(file).then(() => file, () => undefined)))).filter((file) => file !== undefined);
+  if (config.memoryScope === "shared") {
+    logger.info("memory scope shared: everyone reads and writes the same MEMORY.md and USER.md", { files: globals });
+  } else if (present.length > 0) {
+    logger.info(`memory scope ${config.memoryScope}: the global memory files are left alone and not read (only HERMES_MEMORY_SCOPE=shared reads them)`, {
+      files: present,
+    });
+  } else {
+    logger.info(`memory scope ${config.memoryScope}: each ${config.memoryScope === "user" ? "person" : "chat"} has their own MEMORY.md and USER.md`);
+  }
+}

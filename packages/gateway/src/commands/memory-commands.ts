@@ -1,0 +1,51 @@
+import { readMemoryScope, type MemoryFileState, type MemoryScope } from "@hermes/agent";
+import type { CommandContext, CommandDefinition } from "./types.js";
+
+const NO_MEMORY = "Memory is not available in this bot.";
+
+/** /memory and /forget: people see and erase what the bot keeps about them (their memory scope). */
+export const memoryCommands: CommandDefinition[] = [
+  {
+    name: "memory",
+    usage: "/memory",
+    description: "show what I remember about you (your memory entries)",
+    run: async (context) => {
+      if (!context.memory) return NO_MEMORY;
+      const scope = context.memory.scopeOf(context.message);
+      const contents = await readMemoryScope(scope);
+      const sections = [section("Notes", contents.memory, scope), section("About you", contents.user, scope)];
+      if (sections.every((text) => text === undefined)) return "I have nothing saved in memory for you. Send /forget to learn how erasing works.";
+      return [...sections.filter((text): text is string => text !== undefined), "", "Send /forget to erase your memory."].join("\n");
+    },
+  },
+  {
+    name: "forget",
+    usage: "/forget [confirm]",
+    description: "erase what I remember about you (asks for /forget confirm)",
+    run: async (context) => {
+      if (!context.memory) return NO_MEMORY;
+      const scope = context.memory.scopeOf(context.message);
+      if (context.args.trim().toLowerCase() !== "confirm") return explainForget(scope, context);
+      await context.memory.forget(scope);
+      return "Done: your memory files are erased (and whatever the memory provider kept for you). Your conversations themselves are kept; send /new to start a fresh one.";
+    },
+  },
+];
+
+function section(title: string, state: MemoryFileState | undefined, scope: MemoryScope): string | undefined {
+  if (!state || state.entries.length === 0) return undefined;
+  const shared = state.target === "memory" && !scope.ownDirs.includes(scope.memoryDir);
+  const heading = shared ? `${title} (shared by this chat, ${state.fileName}):` : `${title} (${state.fileName}):`;
+  return [heading, ...state.entries.map((entry) => `§ ${entry}`)].join("\n");
+}
+
+function explainForget(scope: MemoryScope, context: CommandContext): string {
+  const sharedNotes = !scope.ownDirs.includes(scope.memoryDir);
+  const what = scope.id === "shared"
+    ? "This erases the bot's memory files (MEMORY.md and USER.md, the same for everyone using this bot)"
+    : scope.id.startsWith("chat:")
+      ? "This erases this chat's memory files (MEMORY.md and USER.md, shared by everyone in this chat)"
+      : "This erases everything I keep about you in memory (your MEMORY.md and USER.md)";
+  const chatNote = sharedNotes && context.sharedSession ? " The notes this group shares are kept." : "";
+  return `${what}, and what the memory provider keeps for it. It cannot be undone.${chatNote} Send /forget confirm to go ahead.`;
+}
