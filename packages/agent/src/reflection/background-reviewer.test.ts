@@ -3,7 +3,7 @@ import path from "node:path";
 import { fauxAssistantMessage, registerFauxProvider, type AssistantMessage, type FauxProviderRegistration, type Message } from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseEntries } from "../memory/memory-entries.js";
-import { MemoryManager } from "../memory/memory-manager.js";
+import { MemoryStore } from "../memory/memory-store.js";
 import { context, SpanStatusCode } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
@@ -18,12 +18,16 @@ const SKILL_BODY = "# Look for dissent\n\n## Steps\n1. Search for a credible sou
 const LESSON = "Search for a credible source that disagrees before concluding.";
 const AUDIT = auditJson({ covered: ["sources-cited", "recency-checked"], missing: ["counter-evidence"], learnings: [LESSON] });
 const SKILL_NAME = "research-answer-quality-counter-evidence";
+const ALL_COVERED = auditJson({ covered: ["sources-cited", "recency-checked", "counter-evidence"] });
+const NO_CURATION = JSON.stringify({ merge: [], drop: [] });
+const NO_PATCH = JSON.stringify({ patches: [] });
 
 let faux: FauxProviderRegistration;
 let base: string;
 let local: string;
 let memoryDir: string;
-let memory: MemoryManager;
+let memory: MemoryStore;
+let memoryChanges: number;
 let catalog: SkillCatalog;
 let recorder: RecordingTracer;
 let reports: ReviewReport[];
@@ -35,8 +39,8 @@ beforeEach(async () => {
   base = await makeTempDir();
   local = path.join(base, "home", "skills");
   memoryDir = path.join(base, "home", "memory");
-  memory = new MemoryManager({ memoryDir });
-  await memory.initialize();
+  memory = new MemoryStore({ dir: memoryDir });
+  memoryChanges = 0;
   catalog = new SkillCatalog({ roots: [path.join(base, "bundled"), local], localSkillsDir: local });
   recorder = recordingTracer();
   reports = [];
@@ -55,6 +59,7 @@ function reviewer(options: Partial<BackgroundReviewerOptions> = {}): BackgroundR
   return new BackgroundReviewer({
     model: { model: faux.getModel() },
     memory,
+    onMemoryChanged: () => void (memoryChanges += 1),
     skills: { catalog },
     frameworks: [researchFramework],
     tracer: recorder.tracer,
@@ -117,23 +122,25 @@ describe("BackgroundReviewer triggers", () => {
   });
 
   it("rotates memory → skill → combined, one mode per review", async () => {
+    faux.setResponses(Array.from({ length: 4 }, () => fauxAssistantMessage(ALL_COVERED)));
     const subject = reviewer({ turnNudgeInterval: 1 });
     for (let index = 0; index < 4; index += 1) {
       turn(subject, smallTalk());
       await subject.idle();
     }
     expect(reports.map((report) => report.mode)).toEqual(["memory", "skill", "combined", "memory"]);
-    expect(faux.state.callCount).toBe(0);
+    // Small talk matches no framework keyword and is audited all the same: one audit call per review.
+    expect(faux.state.callCount).toBe(4);
   });
 
   it("returns from afterRun before the review has made any model call", async () => {
-    faux.setResponses([fauxAssistantMessage(AUDIT)]);
+    faux.setResponses([fauxAssistantMessage(AUDIT), fauxAssistantMessage(NO_CURATION)]);
     const subject = reviewer({ turnNudgeInterval: 1, modes: ["memory"] });
     turn(subject, researchConversation());
     expect(subject.reviewing).toBe(true);
     expect(faux.state.callCount).toBe(0);
     await subject.idle();
-    expect(faux.state.callCount).toBe(1);
+    expect(faux.state.callCount).toBe(2);
     expect(subject.reviewing).toBe(false);
   });
 
@@ -146,6 +153,7 @@ describe("BackgroundReviewer triggers", () => {
         auditStarted();
         return new Promise<AssistantMessage>((resolve) => (release = resolve));
       },
+      fauxAssistantMessage(NO_CURATION),
       fauxAssistantMessage(AUDIT),
     ]);
     const subject = reviewer({ turnNudgeInterval: 1 });
@@ -182,9 +190,11 @@ describe("BackgroundReviewer triggers", () => {
     expect(traces()[0]?.map((span) => [span.name, failed(span), span.status.message])).toEqual([
       ["background_reflection", false, undefined],
       ["audit", true, "the audit call failed: overloaded"],
+      ["learning_record", false, undefined],
     ]);
 
-    const brokenMemory = { context: memory.context, recordLearnings: async () => Promise.reject(new Error("disk gone")) };
+    const gone = async (): Promise<never> => Promise.reject(new Error("disk gone"));
+    const brokenMemory = { read: gone, add: gone, replace: gone, remove: gone };
     const crashing = reviewer({ turnNudgeInterval: 1, modes: ["memory"], memory: brokenMemory });
     expect(() => turn(crashing, researchConversation())).not.toThrow();
     await crashing.idle();
@@ -199,7 +209,7 @@ describe("BackgroundReviewer triggers", () => {
 
 describe("BackgroundReviewer reviews", () => {
   it("turns a scripted audit into a new local skill and a learning in MEMORY.md, traced as one background_reflection", async () => {
-    faux.setResponses([fauxAssistantMessage(AUDIT), fauxAssistantMessage(SKILL_BODY)]);
+    faux.setResponses([fauxAssistantMessage(AUDIT), fauxAssistantMessage(SKILL_BODY), fauxAssistantMessage(NO_CURATION)]);
     const subject = reviewer({ turnNudgeInterval: 1, modes: ["combined"], schedule: manualSchedule });
 
     turn(subject, researchConversation());
@@ -215,7 +225,7 @@ describe("BackgroundReviewer reviews", () => {
     const [root, ...children] = traces()[0] ?? [];
     expect(root?.name).toBe("background_reflection");
     expect(root && failed(root)).toBe(false);
-    expect(root?.attributes).toMatchObject({ "hermes.reflection.mode": "combined", "gen_ai.conversation.id": "chat-1", "hermes.reflection.frameworks_relevant": 1 });
+    expect(root?.attributes).toMatchObject({ "hermes.reflection.mode": "combined", "gen_ai.conversation.id": "chat-1", "hermes.reflection.frameworks_audited": 1 });
     expect(children.map((span) => [span.name, root !== undefined && parentIdOf(span) === idOf(root)])).toEqual([
       ["audit", true],
       ["skill_generation", true],
@@ -225,10 +235,18 @@ describe("BackgroundReviewer reviews", () => {
     expect(children[1]?.attributes).toMatchObject({ "hermes.reflection.skills.created": 1 });
     expect(children[2]?.attributes).toMatchObject({ "hermes.reflection.learnings.recorded": 1, "hermes.reflection.learnings.duplicates": 0 });
     expect(reports[0]?.traceId).toBe(root?.spanContext().traceId);
+    expect(memoryChanges).toBe(1);
   });
 
-  it("adds no duplicate skill or learning when the same review runs again", async () => {
-    faux.setResponses([fauxAssistantMessage(AUDIT), fauxAssistantMessage(SKILL_BODY), fauxAssistantMessage(AUDIT)]);
+  it("adds no duplicate skill or learning when the same review runs again, and asks whether the skill needs a patch", async () => {
+    faux.setResponses([
+      fauxAssistantMessage(AUDIT),
+      fauxAssistantMessage(SKILL_BODY),
+      fauxAssistantMessage(NO_CURATION),
+      fauxAssistantMessage(AUDIT),
+      fauxAssistantMessage(NO_PATCH),
+      fauxAssistantMessage(NO_CURATION),
+    ]);
     const subject = reviewer({ turnNudgeInterval: 1, modes: ["combined"] });
     turn(subject, researchConversation());
     await subject.idle();
@@ -238,8 +256,9 @@ describe("BackgroundReviewer reviews", () => {
     turn(subject, researchConversation());
     await subject.idle();
 
-    expect(faux.state.callCount).toBe(3);
+    expect(faux.state.callCount).toBe(6);
     expect(reports[1]?.skills).toEqual([{ dimensionId: "counter-evidence", name: SKILL_NAME, status: "exists" }]);
+    expect(reports[1]?.skillPatches).toEqual([{ name: SKILL_NAME, status: "unchanged", patches: 0 }]);
     expect(reports[1]?.learnings).toMatchObject({ recorded: [], duplicates: 1 });
     expect(await fs.readdir(local)).toEqual([SKILL_NAME]);
     expect(await fs.readFile(path.join(local, SKILL_NAME, "SKILL.md"), "utf8")).toBe(skillFile);
@@ -248,7 +267,7 @@ describe("BackgroundReviewer reviews", () => {
 
   it("keeps secrets out of memory and writes only learnings in memory mode", async () => {
     const leaky = auditJson({ missing: ["counter-evidence"], learnings: ["Use password: hunter2-prod for the paywalled journal.", LESSON] });
-    faux.setResponses([fauxAssistantMessage(leaky)]);
+    faux.setResponses([fauxAssistantMessage(leaky), fauxAssistantMessage(NO_CURATION)]);
     const subject = reviewer({ turnNudgeInterval: 1, modes: ["memory"] });
 
     turn(subject, researchConversation());
@@ -279,15 +298,6 @@ describe("BackgroundReviewer reviews", () => {
     } finally {
       context.disable();
     }
-  });
-
-  it("makes no model call when no framework is relevant", async () => {
-    const subject = reviewer({ turnNudgeInterval: 1, modes: ["combined"] });
-    turn(subject, smallTalk());
-    await subject.idle();
-    expect(faux.state.callCount).toBe(0);
-    expect(reports[0]).toMatchObject({ relevant: [], audits: [] });
-    expect(traces()[0]?.map((span) => span.name)).toEqual(["background_reflection"]);
   });
 
   it("shutdown stops new reviews", async () => {

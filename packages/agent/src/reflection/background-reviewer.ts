@@ -1,15 +1,18 @@
 import type { Message } from "@mariozechner/pi-ai";
 import type { ModelBinding } from "../loop/model-call.js";
-import type { MemoryManager } from "../memory/memory-manager.js";
 import type { Logger } from "../observability/logger.js";
+import { LocalSkillStore } from "../skills/local-skill-store.js";
+import type { KnownPersonalData } from "../skills/personal-data.js";
 import type { Tracer } from "@opentelemetry/api";
 import { defaultAgentTracer } from "../observability/tracer.js";
 import { Auditor, type AuditorOptions } from "./auditor.js";
 import type { ReflectionFramework } from "./framework.js";
 import { LearningRecorder, type LearningRecorderOptions } from "./learning-recorder.js";
-import type { RelevanceOptions } from "./relevance.js";
-import { REVIEW_MODES, runReview, type ReviewMode, type ReviewReport } from "./review-run.js";
+import { MemoryCurator, type MemoryCuratorOptions } from "./memory-curator.js";
+import type { MemoryChangeListener, ReflectionMemory } from "./memory-port.js";
+import { REVIEW_MODES, runReview, type ReviewInput, type ReviewMode, type ReviewReport } from "./review-run.js";
 import { SkillGenerator, type ReflectionSkills, type SkillGeneratorOptions } from "./skill-generator.js";
+import { SkillImprover, type SkillImproverOptions } from "./skill-improver.js";
 
 export const DEFAULT_TURN_NUDGE_INTERVAL = 10;
 export const DEFAULT_ITERATION_NUDGE_INTERVAL = 10;
@@ -20,7 +23,10 @@ export type ReviewTask = () => void;
 export interface BackgroundReviewerOptions {
   /** The model that audits and writes skills (a cheaper one than the chat model is fine). */
   model: ModelBinding;
-  memory: Pick<MemoryManager, "recordLearnings" | "context">;
+  /** The reviewed conversation's own memory (its scope); reviews read and write nothing else. */
+  memory: ReflectionMemory;
+  /** Told after a review changed that memory (e.g. to mark the scope's prompt snapshot stale). */
+  onMemoryChanged?: MemoryChangeListener;
   skills: ReflectionSkills;
   frameworks: readonly ReflectionFramework[];
   /** Review after this many turns; 0 turns the trigger off. */
@@ -32,14 +38,15 @@ export interface BackgroundReviewerOptions {
   logger: Logger;
   /** Runs a review later, off the reply's path; default `setTimeout(task, 0)`. */
   schedule?: (task: ReviewTask) => void;
-  relevance?: RelevanceOptions;
   /** The rotation of review modes; default memory → skill → combined. */
   modes?: readonly ReviewMode[];
-  /** Relevant frameworks audited per review, the most relevant first (one model call each). */
+  /** Frameworks audited per review, the best-ranked first (one model call each). */
   maxAuditsPerReview?: number;
   audit?: Omit<AuditorOptions, "model" | "now">;
   skillGeneration?: Omit<SkillGeneratorOptions, "model" | "logger" | "now" | keyof ReflectionSkills>;
   learning?: Omit<LearningRecorderOptions, "memory" | "logger" | "now">;
+  curation?: Omit<MemoryCuratorOptions, "model" | "memory" | "logger" | "now">;
+  skillImprovement?: Omit<SkillImproverOptions, "model" | "catalog" | "store" | "logger" | "now">;
   now?: () => number;
   /** Called with what each finished review did (for metrics or tests); a throw is logged. */
   onReviewComplete?: (report: ReviewReport) => void;
@@ -51,12 +58,15 @@ export interface CompletedRun {
   /** Loop iterations the run took (`HermesAgentResult.steps`). */
   steps: number;
   sessionId?: string;
+  /** Names and ids of the people in the conversation, kept out of shared skills. */
+  personalData?: KnownPersonalData;
 }
 
 /**
  * Runs reflection outside the agent loop (seed 000 §6.4): counts turns and iterations, and when either reaches its
- * interval starts a review on the scheduler, rotating memory → skill → combined. The caller never waits for it and
- * never sees its errors; at most one review runs at a time.
+ * interval starts a review on the scheduler, rotating memory → skill → combined. Every conversation is reviewed
+ * when its interval comes round, in any language. The caller never waits for it and never sees its errors; at most
+ * one review runs at a time.
  */
 export class BackgroundReviewer {
   private readonly logger: Logger;
@@ -68,7 +78,10 @@ export class BackgroundReviewer {
   private readonly auditor: Auditor;
   private readonly skillGenerator: SkillGenerator;
   private readonly learningRecorder: LearningRecorder;
-  private readonly relevance: RelevanceOptions | undefined;
+  private readonly memoryCurator: MemoryCurator;
+  private readonly skillImprover: SkillImprover;
+  private readonly memory: ReflectionMemory;
+  private readonly onMemoryChanged: MemoryChangeListener | undefined;
   private readonly maxAuditsPerReview: number;
   private readonly onReviewComplete: ((report: ReviewReport) => void) | undefined;
   private readonly modes: readonly ReviewMode[];
@@ -85,13 +98,19 @@ export class BackgroundReviewer {
     this.turnInterval = interval(options.turnNudgeInterval, DEFAULT_TURN_NUDGE_INTERVAL);
     this.iterationInterval = interval(options.iterationNudgeInterval, DEFAULT_ITERATION_NUDGE_INTERVAL);
     this.frameworks = options.frameworks;
-    this.relevance = options.relevance;
+    this.memory = options.memory;
+    this.onMemoryChanged = options.onMemoryChanged;
     this.maxAuditsPerReview = options.maxAuditsPerReview ?? DEFAULT_MAX_AUDITS_PER_REVIEW;
     this.onReviewComplete = options.onReviewComplete;
     this.modes = options.modes !== undefined && options.modes.length > 0 ? [...options.modes] : REVIEW_MODES;
     this.auditor = new Auditor({ ...options.audit, model: options.model, now: options.now });
-    this.skillGenerator = new SkillGenerator({ ...options.skillGeneration, ...options.skills, model: options.model, logger: this.logger, now: options.now });
+    // One store for new skills and patches, so both get skill_manage's validation and change notifications.
+    const store = options.skills.store ?? new LocalSkillStore({ catalog: options.skills.catalog, onSkillChanged: options.skills.onSkillChanged, logger: this.logger });
+    const common = { model: options.model, logger: this.logger, now: options.now };
+    this.skillGenerator = new SkillGenerator({ ...options.skillGeneration, catalog: options.skills.catalog, store, ...common });
+    this.skillImprover = new SkillImprover({ ...options.skillImprovement, catalog: options.skills.catalog, store, ...common });
     this.learningRecorder = new LearningRecorder({ ...options.learning, memory: options.memory, logger: this.logger, now: options.now });
+    this.memoryCurator = new MemoryCurator({ ...options.curation, memory: options.memory, ...common });
   }
 
   /** Whether a review is scheduled or running. */
@@ -121,7 +140,7 @@ export class BackgroundReviewer {
       this.iterationsSinceReview = 0;
       const mode = this.modes[this.reviewsStarted % this.modes.length] ?? "combined";
       this.reviewsStarted += 1;
-      this.launch(mode, [...run.messages], run.sessionId, byTurns ? "turns" : "iterations");
+      this.launch(mode, run, byTurns ? "turns" : "iterations");
     } catch (error) {
       this.logger.error("background reviewer failed to start a review", { error: describe(error) });
     }
@@ -139,7 +158,9 @@ export class BackgroundReviewer {
     await this.idle();
   }
 
-  private launch(mode: ReviewMode, messages: readonly Message[], sessionId: string | undefined, trigger: string): void {
+  private launch(mode: ReviewMode, run: CompletedRun, trigger: string): void {
+    const messages = [...run.messages];
+    const sessionId = run.sessionId;
     const controller = new AbortController();
     let settle: () => void = () => {};
     const done = new Promise<void>((resolve) => {
@@ -154,7 +175,7 @@ export class BackgroundReviewer {
     this.logger.info("background review started", { mode, trigger, sessionId });
     try {
       this.schedule(() => {
-        this.review(mode, messages, sessionId, controller.signal).finally(finish);
+        this.review({ mode, messages, sessionId, personalData: run.personalData }, controller.signal).finally(finish);
       });
     } catch (error) {
       this.logger.error("background review could not be scheduled", { mode, error: describe(error) });
@@ -162,34 +183,47 @@ export class BackgroundReviewer {
     }
   }
 
-  private async review(mode: ReviewMode, messages: readonly Message[], sessionId: string | undefined, signal: AbortSignal): Promise<void> {
+  private async review(input: ReviewInput, signal: AbortSignal): Promise<void> {
+    const { mode, sessionId } = input;
     try {
-      const report = await runReview(
-        { mode, messages, sessionId },
-        {
-          frameworks: this.frameworks,
-          auditor: this.auditor,
-          skillGenerator: this.skillGenerator,
-          learningRecorder: this.learningRecorder,
-          tracer: this.tracer,
-          logger: this.logger,
-          relevance: this.relevance,
-          maxAuditsPerReview: this.maxAuditsPerReview,
-          signal,
-        },
-      );
+      const report = await runReview(input, {
+        frameworks: this.frameworks,
+        auditor: this.auditor,
+        skillGenerator: this.skillGenerator,
+        skillImprover: this.skillImprover,
+        learningRecorder: this.learningRecorder,
+        memoryCurator: this.memoryCurator,
+        memory: this.memory,
+        tracer: this.tracer,
+        logger: this.logger,
+        maxAuditsPerReview: this.maxAuditsPerReview,
+        signal,
+      });
+      const memoryChanges = (report.learnings?.recorded.length ?? 0) + (report.curation?.merged.length ?? 0) + (report.curation?.dropped.length ?? 0);
       this.logger.info("background review finished", {
         mode,
         sessionId,
-        relevant: report.relevant,
+        audited: report.audited,
         audits: report.audits.length,
         auditErrors: report.auditErrors.length,
         skillsCreated: report.skills.filter((outcome) => outcome.status === "created").length,
+        skillsPatched: report.skillPatches.filter((outcome) => outcome.status === "patched").length,
         learningsRecorded: report.learnings?.recorded.length ?? 0,
+        memoryMerged: report.curation?.merged.length ?? 0,
+        memoryDropped: report.curation?.dropped.length ?? 0,
       });
+      if (memoryChanges > 0) this.memoryChanged();
       this.notify(report);
     } catch (error) {
       this.logger.error("background review failed", { mode, sessionId, error: describe(error) });
+    }
+  }
+
+  private memoryChanged(): void {
+    try {
+      this.onMemoryChanged?.();
+    } catch (error) {
+      this.logger.warn("onMemoryChanged listener failed", { error: describe(error) });
     }
   }
 

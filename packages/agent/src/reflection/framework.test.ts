@@ -29,15 +29,18 @@ describe("parseFramework", () => {
     expect(parsed).toMatchObject({ ok: true, framework: { id: "research-answer-quality" } });
   });
 
-  it("refuses missing fields, bad ids, duplicate dimensions and frameworks without keywords", () => {
+  it("accepts a framework without keywords: keywords only order the audits", () => {
     const noKeywords = { ...researchFramework, keywords: undefined, dimensions: researchFramework.dimensions.map((d) => ({ ...d, keywords: [] })) };
+    expect(parseFramework(noKeywords)).toMatchObject({ ok: true });
+  });
+
+  it("refuses missing fields, bad ids and duplicate dimensions", () => {
     const cases: Array<[unknown, RegExp]> = [
       [{ id: "x", name: "X", description: "d" }, /dimensions/],
       [{ ...researchFramework, id: "Bad Id" }, /\/id/],
       [{ ...researchFramework, dimensions: [] }, /dimensions/],
       [{ ...researchFramework, dimensions: [researchFramework.dimensions[0], researchFramework.dimensions[0]] }, /used twice/],
       [{ ...researchFramework, dimensions: [{ id: "a", name: "A", description: "d", keywords: "source" }] }, /keywords/],
-      [noKeywords, /no keywords/],
       ["not an object", /root/],
     ];
     for (const [input, error] of cases) {

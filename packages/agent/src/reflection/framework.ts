@@ -12,7 +12,8 @@ export const MAX_FRAMEWORK_ID_LENGTH = 40;
 
 const Id = Type.String({ pattern: FRAMEWORK_ID_PATTERN.source, minLength: 1, maxLength: MAX_FRAMEWORK_ID_LENGTH });
 /**
- * Matched against the user's words, case-insensitively and on word boundaries. A trailing "*" matches any ending
+ * Matched against the user's words to decide which frameworks a review audits first; they never decide whether a
+ * conversation is reviewed. Case-insensitive and on word boundaries. A trailing "*" matches any ending
  * ("source*" finds "sources", "sourced"); spaces and hyphens inside a keyword match either ("up to date").
  */
 const Keywords = Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 60 });
@@ -49,8 +50,6 @@ export function parseFramework(data: unknown): FrameworkCheck {
     if (seen.has(dimension.id)) return { ok: false, error: `dimension id "${dimension.id}" is used twice` };
     seen.add(dimension.id);
   }
-  const keywordCount = (data.keywords ?? []).length + data.dimensions.reduce((sum, dimension) => sum + dimension.keywords.length, 0);
-  if (keywordCount === 0) return { ok: false, error: "the framework has no keywords, so no conversation could ever be found relevant" };
   return { ok: true, framework: data };
 }
 

@@ -10,7 +10,7 @@ export {
   type LoadFrameworksOptions,
   type ReflectionFramework,
 } from "./framework.js";
-export { checkRelevance, relevantFrameworks, DEFAULT_MIN_KEYWORD_HITS, type Relevance, type RelevanceOptions } from "./relevance.js";
+export { checkRelevance, rankFrameworks, type Relevance } from "./relevance.js";
 export { parseAuditReply, type AuditReply, type AuditResult } from "./audit-reply.js";
 export { Auditor, type AuditCallOptions, type AuditorOptions } from "./auditor.js";
 export {
@@ -22,6 +22,9 @@ export {
 } from "./skill-generator.js";
 export { generatedSkillName } from "./skill-template.js";
 export { LearningRecorder, type LearningRecorderOptions, type LearningRecordOutcome } from "./learning-recorder.js";
+export { MemoryCurator, type CurationOutcome, type MemoryCuratorOptions } from "./memory-curator.js";
+export type { MemoryChangeListener, ReflectionMemory } from "./memory-port.js";
+export { SkillImprover, type SkillImproverOptions, type SkillPatchOutcome } from "./skill-improver.js";
 export { REFLECTION_SPAN_NAMES, REFLECTION_TRACE_NAME, REVIEW_MODES, type ReviewMode, type ReviewReport } from "./review-run.js";
 export {
   BackgroundReviewer,

@@ -1,20 +1,16 @@
-import { normalizeEntry, renderedSize } from "../memory/memory-entries.js";
-import type { MemoryManager } from "../memory/memory-manager.js";
-import { MemoryStore } from "../memory/memory-store.js";
+import { renderedSize } from "../memory/memory-entries.js";
 import { detectSecret } from "../memory/secret-guard.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
 import type { AuditResult } from "./audit-reply.js";
 import { learningEntry, lessonKey, lessonsOf, recordedLessons } from "./learning-entry.js";
+import type { ReflectionMemory } from "./memory-port.js";
 
 export const DEFAULT_MAX_LESSONS_PER_AUDIT = 2;
 export const DEFAULT_MAX_LEARNING_CHARS = 360;
 
 export interface LearningRecorderOptions {
-  memory: Pick<MemoryManager, "recordLearnings" | "context">;
-  /** Reads MEMORY.md for de-duplication and the size check; defaults to a store on the manager's memory folder. */
-  reader?: Pick<MemoryStore, "read">;
-  /** MEMORY.md's limit when the built-in provider was given a non-default one (used by the default reader). */
-  memoryLimit?: number;
+  /** The reviewed conversation's memory: read for de-duplication and the size check, written with `add`. */
+  memory: Pick<ReflectionMemory, "read" | "add">;
   logger?: Logger;
   now?: () => number;
   maxLessonsPerAudit?: number;
@@ -23,9 +19,9 @@ export interface LearningRecorderOptions {
 }
 
 export interface LearningRecordOutcome {
-  /** Entries handed to memory and found in MEMORY.md afterwards. */
+  /** Entries written to MEMORY.md. */
   recorded: string[];
-  /** Entries handed to memory but not found afterwards (refused by the provider, or kept by an external one only). */
+  /** Entries memory refused (its own limit, secret or injection checks, a busy lock). */
   unconfirmed: string[];
   /** Lessons left out because memory (or this batch) already has them. */
   duplicates: number;
@@ -38,13 +34,12 @@ export interface LearningRecordOutcome {
 }
 
 /**
- * Turns audits into short `[learning]` entries in MEMORY.md through `MemoryManager.recordLearnings` (seed 000 §6.3).
+ * Turns audits into short `[learning]` entries in the conversation's MEMORY.md (seed 000 §6.3).
  * Only lessons are worth keeping (seed 002 §7.5): an audit that missed nothing and taught nothing writes nothing, a
  * lesson already in memory is not written again, and nothing that looks like a secret is ever handed over.
  */
 export class LearningRecorder {
-  private readonly memory: Pick<MemoryManager, "recordLearnings" | "context">;
-  private readonly reader: Pick<MemoryStore, "read">;
+  private readonly memory: Pick<ReflectionMemory, "read" | "add">;
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly maxLessonsPerAudit: number;
@@ -52,17 +47,15 @@ export class LearningRecorder {
 
   constructor(options: LearningRecorderOptions) {
     this.memory = options.memory;
-    const limits = options.memoryLimit === undefined ? undefined : { memory: options.memoryLimit };
-    this.reader = options.reader ?? new MemoryStore({ dir: options.memory.context.memoryDir, limits });
     this.logger = options.logger ?? silentLogger;
     this.now = options.now ?? Date.now;
     this.maxLessonsPerAudit = options.maxLessonsPerAudit ?? DEFAULT_MAX_LESSONS_PER_AUDIT;
     this.maxEntryChars = options.maxEntryChars ?? DEFAULT_MAX_LEARNING_CHARS;
   }
 
-  async record(audits: readonly AuditResult[], source = "background-review"): Promise<LearningRecordOutcome> {
+  async record(audits: readonly AuditResult[]): Promise<LearningRecordOutcome> {
     const outcome: LearningRecordOutcome = { recorded: [], unconfirmed: [], duplicates: 0, secrets: 0, overLimit: 0 };
-    const before = await this.reader.read("memory");
+    const before = await this.memory.read("memory");
     if (!before.ok) {
       this.logger.warn("learnings not recorded: MEMORY.md could not be read", { error: before.error });
       return { ...outcome, error: before.error };
@@ -102,11 +95,14 @@ export class LearningRecorder {
     if (outcome.secrets > 0) this.logger.warn("learnings dropped because they looked like secrets", { count: outcome.secrets });
     if (accepted.length === 0) return outcome;
 
-    await this.memory.recordLearnings(accepted.map((content) => ({ target: "memory", content, source })));
-    const after = await this.reader.read("memory");
-    const saved = new Set(after.ok ? after.state.entries.map(normalizeEntry) : []);
-    for (const entry of accepted) (saved.has(normalizeEntry(entry)) ? outcome.recorded : outcome.unconfirmed).push(entry);
-    if (outcome.unconfirmed.length > 0) this.logger.info("some learnings were not found in MEMORY.md after recording", { count: outcome.unconfirmed.length });
+    for (const entry of accepted) {
+      const written = await this.memory.add("memory", entry);
+      if (written.ok) outcome.recorded.push(entry);
+      else {
+        outcome.unconfirmed.push(entry);
+        this.logger.info("learning not saved to memory", { reason: written.code });
+      }
+    }
     return outcome;
   }
 }

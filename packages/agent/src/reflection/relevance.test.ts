@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { conversationBuilder } from "../context/conversation-fixture.js";
 import { SUMMARY_MARKER } from "../context/compression-note.js";
 import type { ReflectionFramework } from "./framework.js";
-import { checkRelevance, keywordPattern, relevanceOfText, relevantFrameworks } from "./relevance.js";
+import { checkRelevance, keywordPattern, rankFrameworks, relevanceOfText } from "./relevance.js";
 import { cookingFramework, researchConversation, researchFramework, smallTalk } from "./test-fixtures.js";
 
 function frameworkWith(keywords: string[]): ReflectionFramework {
@@ -10,13 +10,12 @@ function frameworkWith(keywords: string[]): ReflectionFramework {
 }
 
 describe("checkRelevance", () => {
-  it("finds a research conversation relevant and small talk not", () => {
+  it("finds the keywords of a research conversation and none in small talk", () => {
     expect(checkRelevance(researchFramework, researchConversation())).toEqual({
       frameworkId: "research-answer-quality",
-      relevant: true,
       matched: ["research*", "source*", "cite*", "latest", "evidence"],
     });
-    expect(checkRelevance(researchFramework, smallTalk())).toMatchObject({ relevant: false, matched: [] });
+    expect(checkRelevance(researchFramework, smallTalk())).toEqual({ frameworkId: "research-answer-quality", matched: [] });
   });
 
   it("counts only the user's own words, not replies, tool output or compression notes", () => {
@@ -27,19 +26,16 @@ describe("checkRelevance", () => {
       talk.reply("Here is the latest research, with sources and evidence."),
       talk.result("call-1", "web_search", "research sources evidence latest"),
     ];
-    expect(checkRelevance(researchFramework, messages)).toMatchObject({ relevant: false, matched: [] });
+    expect(checkRelevance(researchFramework, messages).matched).toEqual([]);
   });
 
-  it("has a configurable threshold of distinct keywords", () => {
+  it("counts each keyword once", () => {
     const talk = conversationBuilder();
-    const messages = [talk.user("Can you cite that? Cite it properly.")];
-    expect(checkRelevance(researchFramework, messages).matched).toEqual(["cite*"]);
-    expect(checkRelevance(researchFramework, messages).relevant).toBe(false);
-    expect(checkRelevance(researchFramework, messages, { minKeywordHits: 1 }).relevant).toBe(true);
+    expect(checkRelevance(researchFramework, [talk.user("Can you cite that? Cite it properly.")]).matched).toEqual(["cite*"]);
   });
 
   it("matches case-insensitively on word boundaries, with prefixes, phrases and unspaced scripts", () => {
-    const hits = (keyword: string, text: string) => relevanceOfText(frameworkWith([keyword]), text, { minKeywordHits: 1 }).relevant;
+    const hits = (keyword: string, text: string) => relevanceOfText(frameworkWith([keyword]), text).matched.length === 1;
     expect(hits("source", "Which SOURCE is that?")).toBe(true);
     expect(hits("source", "outsourced work")).toBe(false);
     expect(hits("source", "sources please")).toBe(false);
@@ -54,15 +50,19 @@ describe("checkRelevance", () => {
   });
 });
 
-describe("relevantFrameworks", () => {
-  it("keeps only relevant frameworks, most keywords first", () => {
+describe("rankFrameworks", () => {
+  it("orders every framework by keywords found, never leaving one out", () => {
     const talk = conversationBuilder();
     const messages = [talk.user("A bread recipe: research the ingredients and cite a source.")];
-    const found = relevantFrameworks([cookingFramework, researchFramework], messages);
-    expect(found.map((entry) => [entry.framework.id, entry.relevance.matched.length])).toEqual([
+    const ranked = rankFrameworks([cookingFramework, researchFramework], messages);
+    expect(ranked.map((entry) => [entry.framework.id, entry.relevance.matched.length])).toEqual([
       ["research-answer-quality", 3],
       ["recipe-quality", 2],
     ]);
-    expect(relevantFrameworks([cookingFramework], researchConversation())).toEqual([]);
+    const chinese = [talk.user("请帮我查一下间歇性断食的最新研究，并注明来源。")];
+    expect(rankFrameworks([cookingFramework, researchFramework], chinese).map((entry) => entry.framework.id)).toEqual([
+      "recipe-quality",
+      "research-answer-quality",
+    ]);
   });
 });

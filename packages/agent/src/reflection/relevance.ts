@@ -2,16 +2,9 @@ import type { Message } from "@mariozechner/pi-ai";
 import { userRequestText } from "../context/compression-note.js";
 import type { ReflectionFramework } from "./framework.js";
 
-export const DEFAULT_MIN_KEYWORD_HITS = 2;
-
-export interface RelevanceOptions {
-  /** Distinct framework keywords the user's messages must contain; default 2. */
-  minKeywordHits?: number;
-}
-
+/** How strongly a conversation's words point at one framework; it orders frameworks and never decides whether to review. */
 export interface Relevance {
   frameworkId: string;
-  relevant: boolean;
   /** The framework keywords found, as written in the framework, each once. */
   matched: string[];
 }
@@ -60,26 +53,27 @@ export function frameworkKeywords(framework: ReflectionFramework): string[] {
   });
 }
 
-/** Cheap domain check before any model call: enough of the framework's keywords appear in the user's messages. */
-export function checkRelevance(framework: ReflectionFramework, messages: readonly Message[], options: RelevanceOptions = {}): Relevance {
-  return relevanceOfText(framework, userWords(messages), options);
+/** The framework keywords in the user's messages (any language: keywords only ever help, see rankFrameworks). */
+export function checkRelevance(framework: ReflectionFramework, messages: readonly Message[]): Relevance {
+  return relevanceOfText(framework, userWords(messages));
 }
 
-export function relevanceOfText(framework: ReflectionFramework, text: string, options: RelevanceOptions = {}): Relevance {
-  const threshold = Math.max(1, Math.floor(options.minKeywordHits ?? DEFAULT_MIN_KEYWORD_HITS));
+export function relevanceOfText(framework: ReflectionFramework, text: string): Relevance {
   const matched = text.trim() === "" ? [] : frameworkKeywords(framework).filter((keyword) => keywordPattern(keyword)?.test(text) === true);
-  return { frameworkId: framework.id, relevant: matched.length >= threshold, matched };
+  return { frameworkId: framework.id, matched };
 }
 
-/** The relevant frameworks, the most clearly relevant first (ties keep the configured order). */
-export function relevantFrameworks(
+/**
+ * Every framework, the ones whose keywords the user used most first (ties keep the configured order). Keywords are
+ * written in one language while people write in any, so a framework no keyword matched is still audited when there
+ * is room: the auditor itself judges a dimension that does not apply as covered.
+ */
+export function rankFrameworks(
   frameworks: readonly ReflectionFramework[],
   messages: readonly Message[],
-  options: RelevanceOptions = {},
 ): Array<{ framework: ReflectionFramework; relevance: Relevance }> {
   const text = userWords(messages);
   return frameworks
-    .map((framework) => ({ framework, relevance: relevanceOfText(framework, text, options) }))
-    .filter((entry) => entry.relevance.relevant)
+    .map((framework) => ({ framework, relevance: relevanceOfText(framework, text) }))
     .sort((a, b) => b.relevance.matched.length - a.relevance.matched.length);
 }

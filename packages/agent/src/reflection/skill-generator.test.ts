@@ -104,6 +104,30 @@ describe("SkillGenerator", () => {
     expect(templated).not.toContain("sk-live");
   });
 
+  it.each([
+    ["an e-mail address", `${MODEL_BODY}\n2. Send the draft to priya@example.com.`],
+    ["a phone number", `${MODEL_BODY}\n2. Call +49 30 1234 5678 to confirm.`],
+    ["a sender's name", `${MODEL_BODY}\n2. Ask Priya Raman which sources she trusts.`],
+    ["a platform user id", `${MODEL_BODY}\n2. Only do this for user 5550001234abc.`],
+    ["a memory entry", `${MODEL_BODY}\n2. Keep in mind the user is writing a thesis on sleep and fasting.`],
+  ])("uses the template instead of a body that carries %s", async (_label, body) => {
+    faux.setResponses([fauxAssistantMessage(body)]);
+    const audit = auditResult(researchFramework, { missing: ["counter-evidence"] });
+    const personalData = { names: ["Priya Raman"], ids: ["5550001234abc"], memoryEntries: ["Writing a thesis on sleep and fasting at TU Delft"] };
+    const outcomes = await generator().generate(audit, researchFramework, { personalData });
+    expect(outcomes).toEqual([{ dimensionId: "counter-evidence", name: "research-answer-quality-counter-evidence", status: "created", source: "template" }]);
+    const written = await readLocalSkill("research-answer-quality-counter-evidence");
+    expect(written).not.toContain("Priya");
+    expect(written).not.toContain("thesis");
+  });
+
+  it("keeps the model's body when it names no one from the conversation", async () => {
+    faux.setResponses([fauxAssistantMessage(`${MODEL_BODY}\n2. Note when sources disagree.`)]);
+    const audit = auditResult(researchFramework, { missing: ["counter-evidence"] });
+    const outcomes = await generator().generate(audit, researchFramework, { personalData: { names: ["Priya Raman"], memoryEntries: ["Writing a thesis"] } });
+    expect(outcomes[0]).toMatchObject({ status: "created", source: "model" });
+  });
+
   it("reports a failure value when no local skills folder is configured", async () => {
     faux.setResponses([fauxAssistantMessage(MODEL_BODY)]);
     const readOnly = new SkillCatalog({ roots: [official] });

@@ -3,6 +3,7 @@ import { assistantText } from "../loop/result.js";
 import { detectSecret } from "../memory/secret-guard.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
 import { LocalSkillStore, type SkillChangeListener } from "../skills/local-skill-store.js";
+import { detectPersonalData, type KnownPersonalData } from "../skills/personal-data.js";
 import type { SkillCatalog } from "../skills/skill-cache.js";
 import type { AuditResult } from "./audit-reply.js";
 import { DEFAULT_REFLECTION_TIMEOUT_MS } from "./auditor.js";
@@ -17,7 +18,7 @@ export const DEFAULT_MAX_SKILLS_PER_AUDIT = 2;
 export interface ReflectionSkills {
   catalog: SkillCatalog;
   /** Defaults to a LocalSkillStore on `catalog`, so generated skills get skill_manage's validation and atomic write. */
-  store?: Pick<LocalSkillStore, "create">;
+  store?: Pick<LocalSkillStore, "create" | "patch">;
   /** Told about each created skill (used only when `store` is not given). */
   onSkillChanged?: SkillChangeListener;
 }
@@ -46,15 +47,17 @@ export interface SkillGenerationOutcome {
 export interface SkillGenerationCallOptions {
   signal?: AbortSignal;
   sessionId?: string;
+  /** The reviewed conversation's names, ids and memory entries, none of which may reach a shared skill. */
+  personalData?: KnownPersonalData;
 }
 
 /**
- * Writes one new local skill per missing dimension (seed 000 §6.2). It only ever adds: a name taken in any skill
- * root is left alone, so an existing skill is never rewritten because one conversation fell short.
+ * Writes one new local skill per missing dimension (seed 000 §6.2). A name taken in any skill root is left to the
+ * SkillImprover, which patches agent-made skills and never touches official ones.
  */
 export class SkillGenerator {
   private readonly catalog: SkillCatalog;
-  private readonly store: Pick<LocalSkillStore, "create">;
+  private readonly store: Pick<LocalSkillStore, "create" | "patch">;
   private readonly model: ModelBinding;
   private readonly logger: Logger;
   private readonly maxTokens: number;
@@ -134,6 +137,12 @@ export class SkillGenerator {
     const secret = detectSecret(body);
     if (secret !== undefined) {
       this.logger.warn("generated skill looked like it held a secret; using the template", { dimension: dimension.id, kind: secret });
+      return undefined;
+    }
+    // Skills are shared by everyone; the template is written from the framework alone, so it carries nobody's data.
+    const personal = detectPersonalData(body, options.personalData);
+    if (personal !== undefined) {
+      this.logger.warn("generated skill carried personal data; using the template", { dimension: dimension.id, kind: personal.kind });
       return undefined;
     }
     return body;

@@ -9,6 +9,7 @@ import {
   ContextCompressor,
   HermesAgent,
   MEMORY_TOOL_NAME,
+  MemoryStore,
   SKILL_TOOL_NAMES,
   ToolRegistry,
   defaultSkillLocations,
@@ -172,7 +173,8 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
       if (!reviewer) {
         reviewer = new BackgroundReviewer({
           model: primary.binding,
-          memory: scoped,
+          memory: new MemoryStore({ dir: scoped.context.memoryDir }),
+          onMemoryChanged: () => scoped.markDirty(),
           skills: { catalog: reflectionCatalog },
           frameworks,
           turnNudgeInterval: config.reflection.interval,
