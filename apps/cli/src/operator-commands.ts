@@ -3,6 +3,7 @@ import { BUNDLED_HOOKS_DIR, PairingService, bootstrap, reportIssue } from "@herm
 import { tryOpenStore, type Store } from "@hermes/store";
 import type { ParsedCommand } from "./cli/command-spec.js";
 import { executeHooksCommand } from "./hooks/hooks-command.js";
+import { executeMemoryCommand } from "./memory/memory-command.js";
 import { executePairingCommand } from "./pairing/pairing-command.js";
 import { executeSessionsCommand } from "./sessions/sessions-command.js";
 
@@ -37,6 +38,14 @@ export function pairingCommand(command: ParsedCommand, io: OperatorIo): Promise<
 /** `hermes sessions …`: list and read conversations. */
 export function sessionsCommand(command: ParsedCommand, io: OperatorIo): Promise<number> {
   return withStateStore(io, (store) => executeSessionsCommand(command, { stdout: io.stdout, stderr: io.stderr, store }));
+}
+
+/** `hermes memory …`: show or erase what the bot keeps about one person. */
+export async function memoryCommand(command: ParsedCommand, io: OperatorIo): Promise<number> {
+  const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.stderr, logName: "cli", traces: false });
+  if (!boot.ok) return boot.exitCode;
+  const { config, logger } = boot.value;
+  return executeMemoryCommand(command, { stdout: io.stdout, stderr: io.stderr, home: config.home, memoryDir: config.paths.memory, logger });
 }
 
 /** `hermes hooks …`: list, enable, disable, install and test hooks; the running gateway picks changes up by itself. */

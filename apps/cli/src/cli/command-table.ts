@@ -1,4 +1,5 @@
 import { HOOKS_GROUP } from "../hooks/hooks-spec.js";
+import { MEMORY_GROUP } from "../memory/memory-spec.js";
 import { PAIRING_GROUP } from "../pairing/pairing-spec.js";
 import { SESSIONS_GROUP } from "../sessions/sessions-spec.js";
 import { SETUP_SPEC } from "../setup/setup-spec.js";
@@ -62,6 +63,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { kind: "group", group: PAIRING_GROUP, run: async (command, io) => (await import("../operator-commands.js")).pairingCommand(command, io) },
   { kind: "group", group: HOOKS_GROUP, run: async (command, io) => (await import("../operator-commands.js")).hooksCommand(command, io) },
   { kind: "group", group: SESSIONS_GROUP, run: async (command, io) => (await import("../operator-commands.js")).sessionsCommand(command, io) },
+  { kind: "group", group: MEMORY_GROUP, run: async (command, io) => (await import("../operator-commands.js")).memoryCommand(command, io) },
 ];
 
 export function entryName(entry: CommandEntry): string {
