@@ -45,7 +45,6 @@ async function agentLoopOverhead(stateDir: string): Promise<void> {
       name: "echo",
       description: "echo",
       parameters: Type.Object({ value: Type.Number() }),
-      toolset: "bench",
       concurrency: "parallel-safe",
       handler: async (args) => ({ content: String(args.value) }),
     }),

@@ -24,7 +24,6 @@ const bigOutput = defineTool({
   name: "big_output",
   description: "returns a long text",
   parameters: Type.Object({}),
-  toolset: "test",
   concurrency: "parallel-safe",
   handler: async () => ({ content: `secret-of-this-session ${"x".repeat(400)}` }),
 });

@@ -28,7 +28,7 @@ async function seeded(): Promise<{ store: Store; past: string; current: string }
 describe("session_search tool", () => {
   it("is defined as the parallel-safe session_search tool with a bounded limit", () => {
     const tool = sessionSearchTool({ search: async () => [] });
-    expect(tool).toMatchObject({ name: "session_search", toolset: "session", concurrency: "parallel-safe" });
+    expect(tool).toMatchObject({ name: "session_search", concurrency: "parallel-safe" });
     expect(tool.guidance).toMatch(/memory/);
     expect(Value.Check(tool.parameters, { query: "x" })).toBe(true);
     expect(Value.Check(tool.parameters, { query: "x", limit: 20 })).toBe(true);

@@ -43,7 +43,6 @@ describe("list_directory", () => {
   it("declares itself as a parallel-safe file tool", () => {
     const tool = listDirectoryTool(ws);
     expect(tool.name).toBe("list_directory");
-    expect(tool.toolset).toBe("file");
     expect(tool.concurrency).toBe("parallel-safe");
   });
 

@@ -24,7 +24,6 @@ export function listDirectoryTool(ws: Workspace): AnyToolDefinition {
       "List a folder in the workspace: entries sorted by name, folders ending in /, files with their size. " +
       "Set recursive to include subfolders (.git and node_modules are not expanded).",
     parameters: ListDirectoryParameters,
-    toolset: "file",
     concurrency: "parallel-safe",
     guidance:
       "Use list_directory to get your bearings in an unfamiliar folder before reading files. Start without " +

@@ -34,7 +34,6 @@ describe("patch", () => {
   it("declares itself as a path-scoped file tool", () => {
     const tool = patchTool(ws);
     expect(tool.name).toBe("patch");
-    expect(tool.toolset).toBe("file");
     expect(tool.concurrency).toBe("path-scoped");
     expect(tool.paths?.({ path: "greet.js", old_string: "a", new_string: "b" })).toEqual([path.join(ws.root, "greet.js")]);
   });

@@ -27,7 +27,6 @@ export function patchTool(ws: Workspace, options: AtomicWriteOptions = {}): AnyT
       "Edit a file by replacing an exact piece of text (old_string) with new text (new_string). old_string must " +
       "occur exactly once unless replace_all is true.",
     parameters: PatchParameters,
-    toolset: "file",
     concurrency: "path-scoped",
     paths: (args) => declaredPaths(ws, args.path),
     guidance:

@@ -33,7 +33,6 @@ describe("read_file", () => {
   it("declares itself as a path-scoped file tool that pages itself", () => {
     const tool = readFileTool(ws);
     expect(tool.name).toBe("read_file");
-    expect(tool.toolset).toBe("file");
     expect(tool.concurrency).toBe("path-scoped");
     expect(tool.maxResultChars).toBe(Infinity);
     expect(tool.paths?.({ path: "src/a.ts" })).toEqual([path.join(ws.root, "src", "a.ts")]);

@@ -29,7 +29,6 @@ export function readFileTool(ws: Workspace): AnyToolDefinition {
       "Read a text file in the workspace. Returns numbered lines (`  12| text`) with a header giving the line range; " +
       "use offset and limit to page through long files.",
     parameters: ReadFileParameters,
-    toolset: "file",
     concurrency: "path-scoped",
     paths: (args) => declaredPaths(ws, args.path),
     // The tool pages by itself and tells the model where to continue, so the registry must not cut it.

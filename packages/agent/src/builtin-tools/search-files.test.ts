@@ -44,7 +44,6 @@ describe("search_files", () => {
   it("declares itself as a parallel-safe file tool", () => {
     const tool = searchFilesTool(ws);
     expect(tool.name).toBe("search_files");
-    expect(tool.toolset).toBe("file");
     expect(tool.concurrency).toBe("parallel-safe");
   });
 

@@ -43,7 +43,6 @@ export function searchFilesTool(ws: Workspace, options: SearchFilesOptions = {})
       "`path:line: text`) or find files whose path matches (target \"files\"). Skips .git, node_modules, binary " +
       `files and files over 2 MB; lines longer than ${MAX_TESTED_LINE_CHARS} characters are searched on their start.`,
     parameters: SearchFilesParameters,
-    toolset: "file",
     concurrency: "parallel-safe",
     guidance:
       "Use search_files to locate code or text before reading: search content for an identifier or message, or " +

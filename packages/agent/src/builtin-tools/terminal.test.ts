@@ -190,7 +190,7 @@ describe("terminal", () => {
 
   it("keeps the registry timeout above the longest allowed command", () => {
     const tool = terminalTool({ workspace, maxTimeoutMs: 120_000 });
-    expect(tool).toMatchObject({ name: "terminal", toolset: "terminal", concurrency: "never-parallel" });
+    expect(tool).toMatchObject({ name: "terminal", concurrency: "never-parallel" });
     expect(tool.timeoutMs).toBeGreaterThan(120_000);
   });
 });

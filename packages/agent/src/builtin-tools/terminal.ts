@@ -55,7 +55,6 @@ export function terminalTool(options: TerminalOptions): AnyToolDefinition {
       "background processes to a file (cmd > log 2>&1 &) so the call can return. A non-zero exit code is a normal " +
       "result to read, not a tool failure.",
     parameters,
-    toolset: "terminal",
     concurrency: "never-parallel",
     timeoutMs: maxTimeoutMs + REGISTRY_TIMEOUT_MARGIN_MS,
     handler: async (args, context): Promise<ToolResult> => {

@@ -14,7 +14,7 @@ describe("think", () => {
 
   it("is a parallel-safe core tool named think", () => {
     const tool = thinkTool();
-    expect(tool).toMatchObject({ name: "think", toolset: "core", concurrency: "parallel-safe" });
+    expect(tool).toMatchObject({ name: "think", concurrency: "parallel-safe" });
     expect(tool.guidance).toContain("plan");
   });
 });

@@ -17,7 +17,6 @@ export function thinkTool(): AnyToolDefinition {
       "sources, an unexpected error, output that changes the plan) and before an irreversible action to check it " +
       "is right. Keep thoughts short and concrete; skip it for simple requests you can answer directly.",
     parameters,
-    toolset: "core",
     concurrency: "parallel-safe",
     handler: async (args) => ({ content: "Thought noted.", details: { chars: args.thought.length } }),
   });

@@ -79,7 +79,6 @@ export function webFetchTool(options: WebFetchOptions = {}): AnyToolDefinition {
       "Long pages are cut; pass a smaller max_chars when you only need the beginning. Do not use it for local or " +
       "private network addresses (they are refused) or to download files.",
     parameters,
-    toolset: "web",
     concurrency: "parallel-safe",
     timeoutMs: timeoutMs + 10_000,
     handler: async (args, context): Promise<ToolResult> => {

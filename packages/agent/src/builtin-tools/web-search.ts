@@ -67,7 +67,6 @@ export function webSearchTool(options: WebSearchOptions = {}): AnyToolDefinition
       "question, scan the snippets, then read the most promising pages with web_fetch before answering; cite the " +
       "URLs you relied on. Search again with different words when the results miss.",
     parameters,
-    toolset: "web",
     concurrency: "parallel-safe",
     timeoutMs: timeoutMs + 5_000,
     isAvailable: () => backend !== undefined,

@@ -28,7 +28,6 @@ describe("write_file", () => {
   it("declares itself as a path-scoped file tool", () => {
     const tool = writeFileTool(ws);
     expect(tool.name).toBe("write_file");
-    expect(tool.toolset).toBe("file");
     expect(tool.concurrency).toBe("path-scoped");
     expect(tool.paths?.({ path: "a.txt", content: "" })).toEqual([path.join(ws.root, "a.txt")]);
   });

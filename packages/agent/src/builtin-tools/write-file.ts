@@ -19,7 +19,6 @@ export function writeFileTool(ws: Workspace, options: AtomicWriteOptions = {}): 
       "Create a file or replace its whole content. Creates missing parent folders; the write is atomic, so the " +
       "file is never left half-written.",
     parameters: WriteFileParameters,
-    toolset: "file",
     concurrency: "path-scoped",
     paths: (args) => declaredPaths(ws, args.path),
     guidance:

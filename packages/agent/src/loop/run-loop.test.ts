@@ -193,7 +193,6 @@ describe("agent loop on the faux provider", () => {
       name: "hang",
       description: "never returns",
       parameters: Type.Object({}),
-      toolset: "test",
       concurrency: "parallel-safe",
       timeoutMs: 30,
       handler: () => new Promise(() => {}),
@@ -211,7 +210,6 @@ describe("agent loop on the faux provider", () => {
       name: "waits",
       description: "waits for abort",
       parameters: Type.Object({}),
-      toolset: "test",
       concurrency: "parallel-safe",
       handler: (_args, ctx) =>
         new Promise((resolve) => {
@@ -298,7 +296,6 @@ describe("agent loop on the faux provider", () => {
       name: "broken",
       description: "returns nothing",
       parameters: Type.Object({}),
-      toolset: "test",
       concurrency: "parallel-safe",
       handler: async () => undefined as unknown as { content: string },
     });

@@ -58,7 +58,6 @@ class FakeProvider extends MemoryProvider {
         name,
         description: name,
         parameters: Type.Object({}),
-        toolset: "memory",
         concurrency: "never-parallel",
         handler: async () => {
           this.context?.notifyWrite({ key: name, value: "written" });

@@ -31,10 +31,9 @@ async function call(args: Record<string, unknown>) {
 }
 
 describe("memory tool", () => {
-  it("is the never-parallel `memory` tool of the memory toolset with guidance", () => {
+  it("is the never-parallel `memory` tool with guidance", () => {
     const definition = tool();
     expect(definition.name).toBe("memory");
-    expect(definition.toolset).toBe("memory");
     expect(definition.concurrency).toBe("never-parallel");
     expect(definition.guidance).toMatch(/preferences/);
     expect(definition.guidance).toMatch(/session_search/);

@@ -46,7 +46,6 @@ export function memoryTool(options: MemoryToolOptions): AnyToolDefinition {
       "entries each starting with §. add needs content; replace needs old_text and content; remove needs old_text.",
     guidance: MEMORY_TOOL_GUIDANCE,
     parameters,
-    toolset: "memory",
     concurrency: "never-parallel",
     handler: async (args) => runMemoryAction(options, args),
   });

@@ -84,7 +84,6 @@ describe("agent spans (OpenTelemetry GenAI conventions)", () => {
         name,
         description: "records the span active while it runs",
         parameters: Type.Object({}),
-        toolset: "test",
         concurrency: "parallel-safe",
         handler: async () => {
           await new Promise((resolve) => setTimeout(resolve, delayMs));

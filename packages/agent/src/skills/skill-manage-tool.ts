@@ -60,7 +60,6 @@ export function skillManageTool(store: LocalSkillStore, options: SkillManageOpti
       "for small corrections (view the skill with raw=true first to copy the exact text). Keep SKILL.md short and move " +
       "long reference material into references/ files. Never store secrets in skills.",
     parameters: SkillManageParameters,
-    toolset: "skills",
     concurrency: "never-parallel",
     handler: async (args, context): Promise<ToolResult> => {
       const missing = REQUIRED_FIELDS[args.action].filter((field) => args[field] === undefined);

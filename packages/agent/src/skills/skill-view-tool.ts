@@ -38,7 +38,6 @@ export function skillViewTool(options: SkillViewOptions): AnyToolDefinition {
       "Load a skill's full instructions (SKILL.md) and the list of its supporting files, or, with file, one supporting " +
       "file from its references/, templates/, scripts/ or assets/ folder.",
     parameters,
-    toolset: "skills",
     concurrency: "parallel-safe",
     maxResultChars: MAX_RESULT_CHARS,
     handler: async (args, context): Promise<ToolResult> => {

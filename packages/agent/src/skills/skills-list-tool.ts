@@ -32,7 +32,6 @@ export function skillsListTool(env: SkillToolEnvironment): AnyToolDefinition {
       "Skills hold tested procedures for recurring kinds of work. When a request looks like one a skill may cover, " +
       "call skills_list, then skill_view(name) for the best match and follow it. Do not guess a skill's contents.",
     parameters,
-    toolset: "skills",
     concurrency: "parallel-safe",
     handler: async (args, context): Promise<ToolResult> => {
       const index = await env.catalog.index();

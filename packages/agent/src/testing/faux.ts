@@ -54,7 +54,6 @@ export function recordingTool(
     name,
     description: `test tool ${name}`,
     parameters: Type.Object({ path: Type.Optional(Type.String()), value: Type.Optional(Type.Number()) }),
-    toolset: "test",
     concurrency,
     paths: options.paths,
     handler: async (args) => {

@@ -88,7 +88,6 @@ describe("executor replay through a run (faux provider)", () => {
       name: "append",
       description: "appends a line (a side effect)",
       parameters: Type.Object({ line: Type.String() }),
-      toolset: "test",
       concurrency: "never-parallel",
       handler: async (args) => {
         effects.push(args.line);
@@ -140,7 +139,6 @@ describe("executor replay through a run (faux provider)", () => {
       name: "append",
       description: "appends a line",
       parameters: Type.Object({ line: Type.String() }),
-      toolset: "test",
       concurrency: "never-parallel",
       handler: async (args) => {
         effects.push(args.line);

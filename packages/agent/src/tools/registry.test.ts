@@ -27,7 +27,6 @@ function tool(name: string, overrides: Partial<ToolDefinition> = {}): AnyToolDef
     name,
     description: `The ${name} tool.`,
     parameters: Type.Object({ value: Type.String() }),
-    toolset: "test",
     concurrency: "parallel-safe",
     handler: async () => ({ content: name }),
     ...overrides,

@@ -11,7 +11,6 @@ function toolWith(handler: Handler): AnyToolDefinition {
     name: "probe",
     description: "Test tool.",
     parameters: Type.Object({}, { additionalProperties: true }),
-    toolset: "test",
     concurrency: "parallel-safe",
     handler,
   });

@@ -40,8 +40,6 @@ export interface ToolDefinition<S extends TSchema = TSchema> {
   name: string;
   description: string;
   parameters: S;
-  /** Group name used to enable or disable related tools together (e.g. "file", "web"). */
-  toolset: string;
   concurrency: ConcurrencyClass;
   /** For path-scoped tools: absolute paths the call touches. Throwing or returning nothing means "unknown". */
   paths?: (args: Static<S>) => string[];

@@ -27,7 +27,6 @@ class TeamNotesProvider extends MemoryProvider {
         name: "team_notes_search",
         description: "Search the team's shared notes.",
         parameters: Type.Object({ query: Type.String() }),
-        toolset: "memory",
         concurrency: "parallel-safe",
         handler: async (args) => ({ content: this.notes.filter((note) => note.includes(args.query)).join("\n") || "(nothing)" }),
       }),
