@@ -170,6 +170,16 @@ describe("the skill review improves agent-made skills with patch", () => {
     expect(reports[0]?.skillPatches).toEqual([]);
   });
 
+  it("keeps the names of a shared session's senders out of skills without being told them", async () => {
+    await writeSkill(local, "dissent-check", { body });
+    const talk = conversationBuilder();
+    const shared = [...usedSkill("dissent-check"), talk.user("[Ngozi Adeyemi] and please cite the journals"), talk.reply("Sure.")];
+    faux.setResponses([reply(JSON.stringify({ patches: [{ old_string: "2. Answer.", new_string: "2. Cite journals, as Ngozi asked.\n3. Answer." }] }))]);
+    await turns(reviewer({ frameworks: [], modes: ["skill"] }), shared, 2);
+    expect(reports[0]?.skillPatches).toMatchObject([{ name: "dissent-check", status: "refused", error: "a patch carried personal data (name)" }]);
+    expect(await fs.readFile(path.join(local, "dissent-check", "SKILL.md"), "utf8")).not.toContain("Ngozi");
+  });
+
   it("refuses a patch that carries personal data from the conversation", async () => {
     await writeSkill(local, "dissent-check", { body });
     await fs.mkdir(memoryDir, { recursive: true });

@@ -6,6 +6,7 @@ import { SPAN_NAMES } from "../observability/tracer-names.js";
 import type { AuditResult } from "./audit-reply.js";
 import type { Auditor } from "./auditor.js";
 import type { ReflectionFramework } from "./framework.js";
+import { userRequestText } from "../context/compression-note.js";
 import type { KnownPersonalData } from "../skills/personal-data.js";
 import type { LearningRecorder, LearningRecordOutcome } from "./learning-recorder.js";
 import type { CurationOutcome, MemoryCurator } from "./memory-curator.js";
@@ -117,7 +118,7 @@ export async function runReview(input: ReviewInput, deps: ReviewDeps): Promise<R
     if (deps.signal.aborted) return report;
 
     if (input.mode !== "memory") {
-      const personalData = await withMemoryEntries(input.personalData, deps.memory);
+      const personalData = await knownPersonalData(input, deps.memory);
       await inSpan(scope, REFLECTION_SPAN_NAMES.skillGeneration, {}, async (span) => {
         const outcomes: SkillGenerationOutcome[] = [];
         for (const { framework, audit } of audited) {
@@ -167,14 +168,23 @@ function inSpan<T>(scope: SpanScope, name: string, attributes: Record<string, st
   return inChildSpan(scope, name, { attributes }, (span) => work(span));
 }
 
-async function withMemoryEntries(known: KnownPersonalData | undefined, memory: Pick<ReflectionMemory, "read">): Promise<KnownPersonalData> {
+// In a shared session the gateway prefixes each person's message with "[their name] ".
+const SENDER_PREFIX = /^\[([^\]\n]{1,64})\] /;
+
+/** Who the conversation is about: what the caller said, the senders named in shared sessions, the scope's memory. */
+async function knownPersonalData(input: ReviewInput, memory: Pick<ReflectionMemory, "read">): Promise<KnownPersonalData> {
+  const known = input.personalData;
+  const senders = input.messages.flatMap((message) => {
+    const name = SENDER_PREFIX.exec(userRequestText(message) ?? "")?.[1]?.trim();
+    return name === undefined || name === "" ? [] : [name];
+  });
   const entries: string[] = [];
   for (const target of ["memory", "user"] as const) {
     const read = await memory.read(target);
     // The reviewer's own [learning] entries are general lessons, which a skill may well repeat.
     if (read.ok) entries.push(...read.state.entries.filter((entry) => !entry.startsWith(LEARNING_MARKER)));
   }
-  return { ...known, memoryEntries: [...(known?.memoryEntries ?? []), ...entries] };
+  return { ...known, names: [...(known?.names ?? []), ...new Set(senders)], memoryEntries: [...(known?.memoryEntries ?? []), ...entries] };
 }
 
 function countBy(values: readonly string[]): Record<string, number> {
