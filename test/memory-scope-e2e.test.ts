@@ -132,4 +132,31 @@ describe("memory is scoped to the person (Telegram)", () => {
     });
     expect(everything(adas)).toContain("Porto");
   });
+
+  it("in a shared group the notes are the chat's and USER.md the sender's; /forget confirm keeps the chat's notes", async () => {
+    const { fake, h } = await start({ HERMES_GROUP_SESSIONS: "shared" });
+    const group = groupChat(-200, "Team");
+    const key = "agent:main:telegram:group:-200";
+    h.llm.enqueue(remember("memory", "the team ships on Tuesdays"), remember("user", "Ada prefers bullet points"), { kind: "text", text: "Saved." });
+    await say(fake, { chat: group, from: ADA, text: "@hermes_test_bot we ship on Tuesdays; I like bullet points" });
+    await h.gateway.waitIdle(key);
+    const chatNotes = path.join(h.home, "memory", "chats", "telegram", "-200", "MEMORY.md");
+    const adaProfile = path.join(h.home, "memory", "users", "telegram", "7", "USER.md");
+    await access(chatNotes);
+    await access(adaProfile);
+
+    await say(fake, { chat: group, from: BOB, text: "/memory@hermes_test_bot" });
+    await h.gateway.waitIdle(key);
+    const bobsView = fake.sentTo(-200).at(-1)?.visible ?? "";
+    expect(bobsView).toContain("the team ships on Tuesdays");
+    expect(bobsView).not.toContain("bullet points");
+
+    await say(fake, { chat: group, from: ADA, text: "/forget@hermes_test_bot" });
+    await h.gateway.waitIdle(key);
+    expect(fake.sentTo(-200).at(-1)?.visible).toContain("The notes this group shares are kept.");
+    await say(fake, { chat: group, from: ADA, text: "/forget@hermes_test_bot confirm" });
+    await h.gateway.waitIdle(key);
+    await expect(access(adaProfile)).rejects.toThrow();
+    await access(chatNotes);
+  });
 });
