@@ -55,7 +55,7 @@ async function main(): Promise<number> {
       lock: new RedisSessionLock(lockConnection),
       agentFor: (model) => pool.agentFor(model),
       compressorFor: (key) => pool.compressorFor(key),
-      memoryFor: (message) => pool.memory.forMessage(message),
+      memoryFor: (message, sessionId) => pool.memory.forMessage(message, sessionId),
       reviewerFor: (key, memory) => pool.reviewerFor(key, memory),
       hooks: hooks as unknown as HookPort,
       sessionScope: config.sessionScope,

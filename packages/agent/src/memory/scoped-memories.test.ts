@@ -94,6 +94,18 @@ describe("ScopedMemories", () => {
     await memories.shutdown();
   });
 
+  it("re-takes a scope's snapshot when it first meets a conversation, and only then", async () => {
+    const memories = scopes();
+    const alice = await memories.managerFor(userScope("1"), "session-a");
+    const bob = await memories.managerFor(userScope("2"), "session-b");
+    const bobPrompt = bob.buildMemoryContextBlock();
+    await remember(alice, "user", "Alice moved to Oslo");
+    expect((await memories.managerFor(userScope("1"), "session-a")).buildMemoryContextBlock()).not.toContain("Oslo");
+    expect((await memories.managerFor(userScope("1"), "session-c")).buildMemoryContextBlock()).toContain("Oslo");
+    expect((await memories.managerFor(userScope("2"), "session-b")).buildMemoryContextBlock()).toBe(bobPrompt);
+    await memories.shutdown();
+  });
+
   it("writes the chat's notes and the sender's own USER.md in a shared session", async () => {
     const memories = scopes();
     const inGroup = await memories.managerFor(groupScope("1"));

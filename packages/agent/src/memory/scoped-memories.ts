@@ -21,9 +21,12 @@ export interface MemoryScopeContents {
 interface Cached {
   scope: MemoryScope;
   manager: Promise<MemoryManager>;
+  /** Conversations that already have this scope's snapshot (the most recent ones). */
+  sessions: string[];
 }
 
 const DEFAULT_LIMIT = 500;
+const SESSIONS_REMEMBERED = 32;
 
 /**
  * One MemoryManager per memory scope, so each scope has its own frozen prompt snapshot and its own dirty flag: one
@@ -39,19 +42,35 @@ export class ScopedMemories {
     this.logger = options.logger ?? silentLogger;
   }
 
-  managerFor(scope: MemoryScope): Promise<MemoryManager> {
+  /**
+   * The scope's manager. Given the conversation it serves, the scope's snapshot is re-taken the first time it meets
+   * that conversation (a new session, or a person joining a shared one), so it shows what other processes and scopes
+   * wrote meanwhile; within a conversation it stays frozen.
+   */
+  async managerFor(scope: MemoryScope, sessionId?: string): Promise<MemoryManager> {
+    const entry = this.entryFor(scope);
+    const manager = await entry.manager;
+    if (sessionId !== undefined && !entry.sessions.includes(sessionId)) {
+      entry.sessions.push(sessionId);
+      if (entry.sessions.length > SESSIONS_REMEMBERED) entry.sessions.shift();
+      await manager.refreshSnapshot();
+    }
+    return manager;
+  }
+
+  private entryFor(scope: MemoryScope): Cached {
     const hit = this.cached.get(scope.id);
     if (hit) {
       // Recently used scopes are kept longest.
       this.cached.delete(scope.id);
       this.cached.set(scope.id, hit);
-      return hit.manager;
+      return hit;
     }
-    const manager = this.options.create(scope);
-    this.cached.set(scope.id, { scope, manager });
-    manager.catch(() => this.cached.delete(scope.id));
+    const entry: Cached = { scope, manager: this.options.create(scope), sessions: [] };
+    this.cached.set(scope.id, entry);
+    entry.manager.catch(() => this.cached.delete(scope.id));
     this.evictOverLimit();
-    return manager;
+    return entry;
   }
 
   /**

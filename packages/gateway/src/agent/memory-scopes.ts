@@ -24,7 +24,8 @@ export interface RunMemory {
 
 export interface GatewayMemory {
   scopeOf(message: InboundMessage): MemoryScope;
-  forMessage(message: InboundMessage): Promise<RunMemory>;
+  /** The message's scope for a run in `sessionId` (its snapshot re-taken when the scope first meets that session). */
+  forMessage(message: InboundMessage, sessionId: string): Promise<RunMemory>;
   managerFor(scope: MemoryScope): Promise<MemoryManager>;
   /** Erases the scope's own files and the external provider's entries for it. */
   forget(scope: MemoryScope): Promise<void>;
@@ -57,9 +58,9 @@ export function createGatewayMemory(config: MemoryConfig, options: { logger: Log
     });
   return {
     scopeOf,
-    forMessage: async (message) => {
+    forMessage: async (message, sessionId) => {
       const scope = scopeOf(message);
-      const manager = await scopes.managerFor(scope);
+      const manager = await scopes.managerFor(scope, sessionId);
       return { scope, manager, tools: options.toolsEnabled ? manager.tools() : [] };
     },
     managerFor: (scope) => scopes.managerFor(scope),

@@ -26,7 +26,7 @@ export interface RunProcessorOptions {
   /** The conversation's context compressor (kept per session key for its anti-thrash state). */
   compressorFor?(sessionKey: string): ContextCompressor;
   /** The memory of a message's scope (HERMES_MEMORY_SCOPE) and the memory tools its run may use. */
-  memoryFor?(message: InboundMessage): Promise<{ manager: MemoryManager; tools: readonly AnyToolDefinition[] }>;
+  memoryFor?(message: InboundMessage, sessionId: string): Promise<{ manager: MemoryManager; tools: readonly AnyToolDefinition[] }>;
   /** The conversation's background reviewer (reflection) for the run's memory scope, when enabled. */
   reviewerFor?(
     sessionKey: string,
@@ -138,7 +138,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     const base = { timestamp: now(), sessionKey: key, platform: message.platform, chatId: message.chat.id, userId: message.user.id, sessionId: session.id };
     await options.hooks.emit({ ...base, type: "agent:start", inboundId: record.id });
 
-    const memory = await options.memoryFor?.(message);
+    const memory = await options.memoryFor?.(message, session.id);
     const reviewer = options.reviewerFor?.(key, memory?.manager);
     const agent = await options.agentFor(session.model).catch((error: unknown) => {
       if (session.model === undefined) throw error;
@@ -148,11 +148,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     });
     const history = await options.store.messages.history(session.id);
     // The gateway may have created the session already; an empty transcript is what marks a new conversation.
-    if (history.length === 0) {
-      // A session boundary: the scope's snapshot is re-taken (other processes or scopes may have written its files).
-      await memory?.manager.refreshSnapshot();
-      await options.onSessionStart?.(session.id);
-    }
+    if (history.length === 0) await options.onSessionStart?.(session.id);
     reviewer?.onTurnStart(history.filter((m) => m.role === "user").length + 1);
     const result = await agent.run(agentInputFor(message, isSharedSession(message, options.sessionScope)), {
       history,

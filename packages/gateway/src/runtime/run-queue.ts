@@ -32,7 +32,7 @@ export async function createRunQueue(
     lock: new InMemorySessionLock(),
     agentFor: (model) => pool.agentFor(model),
     compressorFor: (key) => pool.compressorFor(key),
-    memoryFor: (message) => pool.memory.forMessage(message),
+    memoryFor: (message, sessionId) => pool.memory.forMessage(message, sessionId),
     reviewerFor: (key, memory) => pool.reviewerFor(key, memory),
     hooks: deps.hooks,
     sessionScope: config.sessionScope,
