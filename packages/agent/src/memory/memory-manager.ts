@@ -242,7 +242,7 @@ export class MemoryManager {
     this.providers.push(provider);
     this.toolsOf.set(provider, tools);
     for (const tool of tools) this.toolOwners.set(tool.name, provider);
-    this.logger.info("memory provider added", { provider: provider.name, tools: tools.map((tool) => tool.name) });
+    this.logger.debug("memory provider added", { provider: provider.name, tools: tools.map((tool) => tool.name) });
     return true;
   }
 

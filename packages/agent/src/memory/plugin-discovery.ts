@@ -61,7 +61,7 @@ export async function discoverMemoryProviders(options: DiscoverMemoryProvidersOp
         logger.warn("memory provider plugin skipped", { file, reason });
       } else {
         providers.push(loaded.provider);
-        logger.info("memory provider plugin found", { file, provider: loaded.provider.name });
+        logger.debug("memory provider plugin found", { file, provider: loaded.provider.name });
       }
     }
   }
