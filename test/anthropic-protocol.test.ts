@@ -107,6 +107,41 @@ describe("a custom endpoint speaking Anthropic Messages (HERMES_API=anthropic-me
     expect(last?.role === "assistant" && last.content.every((block) => block.type === "text")).toBe(true);
   });
 
+  it("writes the grace summary after the time budget, declaring the tools in that request too", async () => {
+    await startServer();
+    let clock = 0;
+    const a = await agent({ now: () => clock, budget: { maxWallTimeMs: 60_000 } });
+    server.enqueue(
+      { kind: "tools", calls: [{ name: "think", input: { thought: "step one" } }] },
+      { kind: "text", text: "I thought about step one; the rest is left." },
+    );
+    // The time runs out after the first step, so the next request is the summary.
+    const result = await a.run("do it all", { callbacks: { onStep: () => { clock = 61_000; } } });
+    expect(result.stopReason).toBe("WALL_TIME_EXCEEDED");
+    expect(result.text).toBe("I thought about step one; the rest is left.");
+    expect(server.requests.map((r) => r.status)).toEqual([200, 200]);
+    const grace = server.requests[1];
+    expect(grace?.tools).toEqual(["think"]);
+    const sent = JSON.stringify(grace?.body["messages"]);
+    expect(sent).toContain('"type":"tool_use"');
+    expect(sent).toMatch(/all the time allowed for this request, so you cannot call tools any more/);
+    expect(result.newMessages.map((m) => m.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
+  });
+
+  it("ends with the static message when the time budget's summary request is refused", async () => {
+    await startServer();
+    let clock = 0;
+    const a = await agent({ now: () => clock, budget: { maxWallTimeMs: 60_000 } });
+    server.enqueue(
+      { kind: "tools", calls: [{ name: "think", input: { thought: "step one" } }] },
+      { kind: "error", status: 400, message: "scripted refusal of the summary" },
+    );
+    const result = await a.run("do it all", { callbacks: { onStep: () => { clock = 61_000; } } });
+    expect(result.stopReason).toBe("WALL_TIME_EXCEEDED");
+    expect(result.text).toMatch(/^I ran out of time for this request \(limit 1 min\) before finishing and could not write a summary/);
+    expect(server.requests.map((r) => r.status)).toEqual([200, 400]);
+  });
+
   it("waits out a 429 for its retry-after, then succeeds", async () => {
     await startServer();
     const a = await agent();

@@ -163,6 +163,7 @@ export class HermesAgent {
       ephemeralContext: recalled.trim() === "" ? undefined : recalled,
       signal: AbortSignal.any([signal, deadline]),
       deadline,
+      stopSignal: signal,
       sessionId,
       caller: options.caller,
       sleep: this.config.sleep ?? abortableSleep,

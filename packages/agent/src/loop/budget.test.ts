@@ -73,6 +73,12 @@ describe("BudgetTracker", () => {
     expect(tracker.elapsedMs()).toBe(250);
   });
 
+  it("gives the summary after the time budget min(30 s, a tenth of the budget)", () => {
+    expect(new BudgetTracker({}, manualClock().now).timeGraceMs()).toBe(30_000);
+    expect(new BudgetTracker({ maxWallTimeMs: 60_000 }, manualClock().now).timeGraceMs()).toBe(6_000);
+    expect(new BudgetTracker({ maxWallTimeMs: 400 }, manualClock().now).timeGraceMs()).toBe(40);
+  });
+
   it("grants compactions up to the limit and refuses after", () => {
     const tracker = new BudgetTracker({ maxCompactions: 2 }, manualClock().now);
     expect(tracker.tryConsumeCompaction()).toBe(true);

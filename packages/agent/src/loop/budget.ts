@@ -24,6 +24,10 @@ export const DEFAULT_LOOP_BUDGET: LoopBudget = {
   maxCompactions: 3,
 };
 
+/** The grace summary after the time ran out is bounded too, so a run never overshoots its budget by much. */
+const TIME_GRACE_CAP_MS = 30_000;
+const TIME_GRACE_SHARE = 0.1;
+
 export class BudgetTracker {
   readonly limits: LoopBudget;
   private stepsUsed = 0;
@@ -55,6 +59,11 @@ export class BudgetTracker {
 
   wallTimeExceeded(): boolean {
     return this.elapsedMs() >= this.limits.maxWallTimeMs;
+  }
+
+  /** How long the summary call written after the wall-time budget ran out may take: min(30 s, a tenth of the budget). */
+  timeGraceMs(): number {
+    return Math.min(TIME_GRACE_CAP_MS, Math.round(this.limits.maxWallTimeMs * TIME_GRACE_SHARE));
   }
 
   tryConsumeCompaction(): boolean {

@@ -8,12 +8,26 @@ import { callWithRecovery } from "./resilient-call.js";
 import { assistantText } from "./result.js";
 import { recordModelAttempt } from "./run-metrics.js";
 
-const GRACE_PROMPT =
-  "[You have used all the steps allowed for this request, so you cannot call tools any more: any tool call you make " +
-  "now is ignored. Reply to the user in plain text: summarise what you did, what you found, and what is still left to do.]";
+/** Which budget ran out: the steps, or the wall time. */
+export type GraceCause = "steps" | "time";
+
+const NO_MORE_TOOLS =
+  "so you cannot call tools any more: any tool call you make now is ignored. Reply to the user in plain text: " +
+  "summarise what you did, what you found, and what is still left to do.";
+
+const GRACE_PROMPTS: Record<GraceCause, string> = {
+  steps: `[You have used all the steps allowed for this request, ${NO_MORE_TOOLS}]`,
+  time: `[You have used all the time allowed for this request, ${NO_MORE_TOOLS} Keep it short.]`,
+};
+
+export interface GraceSummary {
+  text: string;
+  /** The summary as the model's turn, text only; absent when the static message stood in. */
+  message?: AssistantMessage;
+}
 
 /**
- * When the step budget runs out the model gets one last call to summarise (seed 004 "grace call"). If that fails too,
+ * When a budget runs out the model gets one last call to summarise (seed 004 "grace call"). If that fails too,
  * a static message stands in, so the user always hears why the run stopped.
  *
  * The call declares the same tools as every step and says in words that calling them is over. Sending no tools is
@@ -22,15 +36,17 @@ const GRACE_PROMPT =
  * blocks as text would work everywhere too, but it changes the transcript (signed thinking blocks next to tool calls
  * no longer verify on Anthropic) and throws away the cached prompt prefix; the same tools and messages keep both, on
  * openai-completions, openai-responses and anthropic-messages alike. Tool calls in the answer are dropped.
+ *
+ * After the steps ran out the call still lives within the run's time budget. After the time ran out the run's signal
+ * has already fired, so the call gets a deadline of its own (`BudgetTracker.timeGraceMs`) and only the caller's own
+ * stop besides: a run overshoots its time budget by that much at most.
  */
-export async function runGraceCall(
-  history: readonly Message[],
-  deps: LoopDeps,
-): Promise<{ text: string; message?: AssistantMessage }> {
-  const limit = deps.budget.limits.maxSteps;
+export async function runGraceCall(history: readonly Message[], deps: LoopDeps, cause: GraceCause): Promise<GraceSummary> {
   const modelTools = toModelTools(deps.tools);
   const messages = repairHistory(history, deps.now).messages;
-  const graceRequest: UserMessage = { role: "user", content: GRACE_PROMPT, timestamp: deps.now() };
+  const graceRequest: UserMessage = { role: "user", content: GRACE_PROMPTS[cause], timestamp: deps.now() };
+  const graceTimeout = cause === "time" ? AbortSignal.timeout(deps.budget.timeGraceMs()) : undefined;
+  const signal = graceTimeout ? AbortSignal.any([deps.stopSignal, graceTimeout]) : deps.signal;
   const call = await callWithRecovery(deps.state, messages, (transcript) => modelContext(transcript, {
     systemPrompt: deps.systemPrompt,
     tools: modelTools,
@@ -39,6 +55,7 @@ export async function runGraceCall(
     tail: [graceRequest],
   }), {
     ...deps,
+    signal,
     // A compacted transcript could not be handed back to the loop from here; an overflow ends in the static message.
     compress: undefined,
     step: deps.budget.steps + 1,
@@ -50,9 +67,28 @@ export async function runGraceCall(
     // Only the text is kept: tool calls in a reply that was told not to call tools would be left unanswered.
     return { text, message: { ...call.message, content: [{ type: "text", text }] } };
   }
-  const why = call.ok ? "the model's reply had no text" : call.code === "ABORT" ? "the run was stopped" : call.error.message.slice(0, 200);
-  deps.logger.warn("grace summary failed", { reason: call.ok ? "empty_reply" : call.code, ...(call.ok || call.code === "ABORT" ? {} : { errorClass: call.error.errorClass }) });
-  return {
-    text: `I stopped after reaching the limit of ${limit} steps for one request and could not write a summary (${why}). Ask me to continue if you want me to keep going.`,
-  };
+  const timedOut = graceTimeout?.aborted === true && !deps.stopSignal.aborted;
+  const why = call.ok
+    ? "the model's reply had no text"
+    : call.code !== "ABORT"
+      ? call.error.message.slice(0, 200)
+      : timedOut
+        ? `it took longer than ${duration(deps.budget.timeGraceMs())}`
+        : cause === "steps" && deps.deadline?.aborted === true
+          ? "no time was left"
+          : "the run was stopped";
+  const reason = call.ok ? "empty_reply" : timedOut ? "timeout" : call.code;
+  deps.logger.warn("grace summary failed", { cause, reason, ...(call.ok || call.code === "ABORT" ? {} : { errorClass: call.error.errorClass }) });
+  return { text: staticSummary(cause, deps, why) };
+}
+
+function staticSummary(cause: GraceCause, deps: LoopDeps, why: string): string {
+  const after = `and could not write a summary (${why}). Ask me to continue if you want me to keep going.`;
+  if (cause === "steps") return `I stopped after reaching the limit of ${deps.budget.limits.maxSteps} steps for one request ${after}`;
+  return `I ran out of time for this request (limit ${duration(deps.budget.limits.maxWallTimeMs)}) before finishing ${after}`;
+}
+
+function duration(ms: number): string {
+  if (ms >= 60_000) return `${Math.round(ms / 60_000)} min`;
+  return ms >= 1_000 ? `${Math.round(ms / 1_000)} s` : `${ms} ms`;
 }

@@ -27,6 +27,8 @@ export interface LoopDeps {
   signal: AbortSignal;
   /** Fires when the wall-time budget is used up (a stop for time, not the caller's abort). */
   deadline?: AbortSignal;
+  /** The caller's abort alone: the summary written after the time ran out must still heed a stop. */
+  stopSignal: AbortSignal;
   sessionId: string;
   caller?: RunCaller;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;

@@ -6,7 +6,7 @@ import { repairToolCallArguments } from "./argument-repair.js";
 import { notifyStatus, reportStep } from "./callbacks.js";
 import { ContinuationCounter, continuationTail, cutOffCallResults, isCutOff, joinContinuation, withCutOffNote, type CutOffCause } from "./continuation.js";
 import { EmptyReplyPolicy } from "./empty-reply.js";
-import { runGraceCall } from "./grace.js";
+import { runGraceCall, type GraceCause } from "./grace.js";
 import type { LoopDeps, LoopOutcome } from "./loop-deps.js";
 import { modelContext } from "./model-context.js";
 import { compressProactively } from "./proactive-compression.js";
@@ -43,29 +43,26 @@ export async function runAgentLoop(prior: readonly Message[], input: UserMessage
   };
   const cutOff = (stopReason: RunStopReason, cause: CutOffCause, text: string, detail?: string): LoopOutcome =>
     outcome(stopReason, withCutOffNote(text, cause, detail));
-  const outOfTime = (): LoopOutcome => {
+  /** A budget ran out: a pending cut-off answer is delivered as it is, otherwise the model summarises (grace.ts). */
+  const outOfBudget = async (cause: GraceCause): Promise<LoopOutcome> => {
+    const stopReason: RunStopReason = cause === "time" ? "WALL_TIME_EXCEEDED" : "MAX_ITERATIONS_EXCEEDED";
     const partial = settleDraft();
-    if (partial !== undefined) return cutOff("WALL_TIME_EXCEEDED", "time", partial);
-    const minutes = Math.max(1, Math.round(deps.budget.limits.maxWallTimeMs / 60_000));
-    return outcome("WALL_TIME_EXCEEDED", `I ran out of time for this request (limit ${minutes} min) before finishing. Ask me to continue if you want me to pick up where I stopped.`);
+    if (partial !== undefined) return cutOff(stopReason, cause, partial);
+    const grace = await runGraceCall(history, deps, cause);
+    if (grace.message) history = [...history, grace.message];
+    return outcome(stopReason, grace.text);
   };
   // The deadline aborts the same signal as a stop does; which one fired decides what the person is told.
-  const stopped = (): LoopOutcome => {
-    if (deps.deadline?.aborted) return outOfTime();
+  const stopped = async (): Promise<LoopOutcome> => {
+    if (deps.deadline?.aborted && !deps.stopSignal.aborted) return outOfBudget("time");
     settleDraft();
     return outcome("ABORT", "Stopped.");
   };
 
   for (;;) {
     if (deps.signal.aborted) return stopped();
-    if (deps.budget.wallTimeExceeded()) return outOfTime();
-    if (deps.budget.stepsExhausted()) {
-      const partial = settleDraft();
-      if (partial !== undefined) return cutOff("MAX_ITERATIONS_EXCEEDED", "steps", partial);
-      const grace = await runGraceCall(history, deps);
-      if (grace.message) history = [...history, grace.message];
-      return outcome("MAX_ITERATIONS_EXCEEDED", grace.text);
-    }
+    if (deps.budget.wallTimeExceeded()) return outOfBudget("time");
+    if (deps.budget.stepsExhausted()) return outOfBudget("steps");
 
     const step = deps.budget.consumeStep();
     deps.metrics?.iterations.inc();
