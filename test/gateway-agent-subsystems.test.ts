@@ -1,6 +1,7 @@
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { RecordedRequest, ScriptedReply } from "./fakes/llm-server.js";
 import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
 
 const DM_KEY = "agent:main:telegram:dm:100";
@@ -67,8 +68,12 @@ describe("agent subsystems through the gateway", () => {
     expect(h.adapter.texts().at(-1)).toBe("It was Bluebird.");
   });
 
-  it("runs a background review after the reply and records the learning in the person's MEMORY.md", async () => {
+  it("runs a background review after the reply, records the learning in the person's MEMORY.md and curates it", async () => {
     h = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7", HERMES_REFLECTION_INTERVAL: "1" });
+    const memoryFile = path.join(h.home, "memory", "users", "telegram", "7", "MEMORY.md");
+    // Two notes from earlier conversations that say the same thing: what the memory review is there to tidy.
+    await mkdir(path.dirname(memoryFile), { recursive: true });
+    await writeFile(memoryFile, "§ Reads studies on sleep for a newsletter\n§ Writes a newsletter about sleep research\n");
     const audit = {
       dimensions: [
         { id: "sources-cited", status: "covered", evidence: "links given" },
@@ -76,16 +81,30 @@ describe("agent subsystems through the gateway", () => {
       ],
       learnings: ["State the publication date of every source you cite."],
     };
-    h.llm.enqueue({ kind: "text", text: "Here is what recent studies say, with sources." }, { kind: "text", text: JSON.stringify(audit) });
+    let curationPrompt = "";
+    const curate = (request: RecordedRequest): ScriptedReply => {
+      curationPrompt = JSON.stringify(request.messages);
+      const numberOf = (entry: string): number => Number(new RegExp(`(\\d+)\\. ${entry}`).exec(curationPrompt)?.[1]);
+      const merge = [{ entries: [numberOf("Reads studies on sleep"), numberOf("Writes a newsletter")], text: "Writes a sleep-research newsletter" }];
+      return { kind: "text", text: JSON.stringify({ merge, drop: [] }) };
+    };
+    h.llm.enqueue({ kind: "text", text: "Here is what recent studies say, with sources." }, { kind: "text", text: JSON.stringify(audit) }, curate);
     await h.adapter.userSays("Please research the latest studies on sleep and cite your sources.");
     await h.gateway.waitIdle(DM_KEY);
     expect(h.adapter.texts()).toEqual(["Here is what recent studies say, with sources."]);
     const memory = await eventually(async () => {
-      const text = await readFile(path.join(h.home, "memory", "users", "telegram", "7", "MEMORY.md"), "utf8");
-      return text.includes("[learning]") ? text : undefined;
+      const text = await readFile(memoryFile, "utf8");
+      return text.includes("[learning]") && text.includes("sleep-research newsletter") ? text : undefined;
     });
+    // The curation call saw the learning just recorded next to the older notes, and merged only the duplicates.
+    expect(curationPrompt).toContain("Memory entries:");
+    expect(curationPrompt).toMatch(/\d\. \[learning\] .*publication date/);
     expect(memory).toContain("publication date");
-    expect(h.llm.requests).toHaveLength(2);
+    expect(memory).toContain("§ Writes a sleep-research newsletter");
+    expect(memory).not.toContain("Reads studies on sleep");
+    expect(memory).not.toContain("Writes a newsletter about sleep research");
+    // The reply, the audit and the curation: nothing else was asked of the model.
+    expect(h.llm.requests).toHaveLength(3);
   });
 
   it("/compress summarises the conversation in the background and continues in a child session", async () => {
