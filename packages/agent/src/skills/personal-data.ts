@@ -14,6 +14,15 @@ export interface KnownPersonalData {
   memoryEntries?: readonly string[];
 }
 
+/** Everything several sources know, in one. */
+export function mergePersonalData(...parts: readonly KnownPersonalData[]): KnownPersonalData {
+  return {
+    names: parts.flatMap((part) => part.names ?? []),
+    ids: parts.flatMap((part) => part.ids ?? []),
+    memoryEntries: parts.flatMap((part) => part.memoryEntries ?? []),
+  };
+}
+
 export type PersonalDataKind = "email" | "phone" | "id" | "name" | "memory_entry";
 
 export interface PersonalDataFinding {

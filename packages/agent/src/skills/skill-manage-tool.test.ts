@@ -292,4 +292,22 @@ describe("personal data", () => {
     expect(result.isError).toBeUndefined();
     expect(changes).toEqual([["marathon-plan", "create"]]);
   });
+
+  it("also refuses what the run's caller knows, read at the time of the call", async () => {
+    const entries: string[] = [];
+    const runCaller = { ...caller.caller, personalData: async () => ({ names: ["Ingrid Solberg"], memoryEntries: [...entries] }) };
+    const call = (name: string, body: string) =>
+      guarded().handler({ action: "create", name, content: skillMarkdown(name, { body }) } as never, { ...ctx, caller: runCaller });
+
+    expect(await call("greet", "# Greet\n\nSay hello to Ingrid first.\n")).toMatchObject({ isError: true, content: expect.stringMatching(/name of a person/) });
+    // Saved to memory during the run, after the run started.
+    entries.push("Keeps her bees on the roof of the Oslo office");
+    const copied = await call("bees", "# Bees\n\nThe user keeps her bees on the roof of the Oslo office.\n");
+    expect(copied).toMatchObject({ isError: true, content: expect.stringMatching(/what memory keeps/) });
+    // What the tool was configured with still counts next to the run's own.
+    expect(await call("coach", "# Coach\n\nAsk Okafor about pace.\n")).toMatchObject({ isError: true });
+    expect(changes).toEqual([]);
+    expect((await call("beekeeping", "# Beekeeping\n\n1. Ask where the hives are.\n")).isError).toBeUndefined();
+    expect(changes).toEqual([["beekeeping", "create"]]);
+  });
 });

@@ -2,7 +2,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { toolError } from "../builtin-tools/fs-errors.js";
 import { defineTool, type AnyToolDefinition, type ToolContext, type ToolResult } from "../tools/types.js";
 import type { LocalSkillStore, SkillChange } from "./local-skill-store.js";
-import { detectPersonalData, personalDataRefusal, type KnownPersonalData } from "./personal-data.js";
+import { detectPersonalData, mergePersonalData, personalDataRefusal, type KnownPersonalData } from "./personal-data.js";
 
 const SkillManageParameters = Type.Object({
   action: Type.Union(
@@ -40,7 +40,8 @@ const REQUIRED_FIELDS: Record<SkillManageArgs["action"], readonly (keyof SkillMa
 export interface SkillManageOptions {
   /**
    * The names, ids and memory entries of the conversation a call comes from, so none of them lands in a skill
-   * everyone shares. Without it only the caller's ids (and e-mail addresses and phone numbers anywhere) are refused.
+   * everyone shares. Added to the run's own (RunCaller.personalData); without either only the caller's ids (and
+   * e-mail addresses and phone numbers anywhere) are refused.
    */
   personalData?: (context: ToolContext) => KnownPersonalData | Promise<KnownPersonalData>;
 }
@@ -78,9 +79,10 @@ export function skillManageTool(store: LocalSkillStore, options: SkillManageOpti
 }
 
 async function knownPersonalData(context: ToolContext, options: SkillManageOptions): Promise<KnownPersonalData> {
-  const given = (await options.personalData?.(context)) ?? {};
+  const configured = (await options.personalData?.(context)) ?? {};
+  const ofRun = (await context.caller?.personalData?.()) ?? {};
   const callerIds = [context.caller?.userId, context.caller?.chatId].filter((id): id is string => id !== undefined);
-  return { ...given, ids: [...(given.ids ?? []), ...callerIds] };
+  return mergePersonalData(configured, ofRun, { ids: callerIds });
 }
 
 function dispatch(store: LocalSkillStore, args: SkillManageArgs): Promise<SkillChange> {

@@ -1,5 +1,6 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { Logger } from "../observability/logger.js";
+import type { KnownPersonalData } from "../skills/personal-data.js";
 
 /**
  * How a tool may share a batch with other calls from the same model response.
@@ -15,6 +16,11 @@ export interface RunCaller {
   userId?: string;
   chatId?: string;
   sessionKey?: string;
+  /**
+   * The names, ids and memory entries of the people in the run's conversation, which skill_manage keeps out of the
+   * skills everyone shares. Read when a call needs it, so memory saved earlier in the same run counts too.
+   */
+  personalData?: () => Promise<KnownPersonalData>;
 }
 
 /** What a tool handler receives besides its validated arguments. */
