@@ -8,6 +8,7 @@ import { contextFromCarrier, storedTraceCarrier } from "../tracing/trace-carrier
 import { agentInputFor } from "./agent-input.js";
 import { hookCallbacks } from "./hook-callbacks.js";
 import { runCheckpoints } from "./run-checkpoints.js";
+import { peopleOf, runPersonalData, senderOf, type ConversationPeople } from "./run-personal-data.js";
 import type { InboundMessage } from "./inbound.js";
 import type { HookPort } from "./ports.js";
 import { guardLease } from "./session-lease-guard.js";
@@ -31,7 +32,7 @@ export interface RunProcessorOptions {
   reviewerFor?(
     sessionKey: string,
     memory?: MemoryManager,
-  ): { onTurnStart(turn: number): void; afterRun(run: { messages: Message[]; steps: number; sessionId?: string }): void } | undefined;
+  ): { onTurnStart(turn: number): void; afterRun(run: { messages: Message[]; steps: number; sessionId?: string; personalData?: ConversationPeople }): void } | undefined;
   /** Called before the first run of a new session (e.g. to refresh the memory snapshot). */
   onSessionStart?(sessionId: string): Promise<void>;
   hooks: HookPort;
@@ -155,7 +156,13 @@ export function createRunProcessor(options: RunProcessorOptions) {
       sessionId: session.id,
       signal,
       chatPlatform: message.platform,
-      caller: { platform: message.platform, userId: message.user.id, chatId: message.chat.id, sessionKey: key },
+      caller: {
+        platform: message.platform,
+        userId: message.user.id,
+        chatId: message.chat.id,
+        sessionKey: key,
+        personalData: runPersonalData(peopleOf(message, history), memory?.manager),
+      },
       callbacks: hookCallbacks(options.hooks, base, now),
       compressor: options.compressorFor?.(key),
       checkpoints: await runCheckpoints(options.store, record.id, logger),
@@ -209,7 +216,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     if (compacted) await options.hooks.emit({ ...base, timestamp: now(), type: "session:compress", sessionId: finished.sessionId, parentSessionId: sessionId });
     await options.hooks.emit({ ...base, timestamp: now(), type: "agent:end", stopReason: result.stopReason, steps: result.steps, costUsd: result.usage.costUsd });
     // Reflection runs in the background and never delays the reply (which is already in the outbox).
-    if (!stopped) options.reviewerFor?.(key, memory)?.afterRun({ messages: result.history, steps: result.steps, sessionId: finished.sessionId });
+    if (!stopped) options.reviewerFor?.(key, memory)?.afterRun({ messages: result.history, steps: result.steps, sessionId: finished.sessionId, personalData: senderOf(message) });
     return failedRun(result) ? "failed" : "answered";
   }
 
