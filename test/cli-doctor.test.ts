@@ -4,6 +4,7 @@ import net, { type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAnthropicServer, type AnthropicServer } from "./fakes/anthropic-server.js";
 import { startDiscordFake, type DiscordFake } from "./fakes/discord/index.js";
 import { startLlmServer, type LlmServer } from "./fakes/llm-server.js";
 import { startFakeSlack, type FakeSlack } from "./fakes/slack/fake-slack.js";
@@ -24,20 +25,25 @@ let telegram: FakeTelegram;
 let discord: DiscordFake;
 let slack: FakeSlack;
 let redis: TestRedis;
+let anthropic: AnthropicServer;
+
+const ANTHROPIC_KEY = "sk-ant-doctor-good-0001";
+const REVOKED_KEY = "sk-ant-doctor-revoked-0002";
 
 beforeAll(async () => {
   root = await mkdtemp(path.join(os.tmpdir(), "hermes-doctor-"));
-  [llm, telegram, discord, slack, redis] = await Promise.all([
+  [llm, telegram, discord, slack, redis, anthropic] = await Promise.all([
     startLlmServer({ defaultReply: { kind: "text", text: "OK" } }),
     startFakeTelegram(),
     startDiscordFake(),
     startFakeSlack(),
     startRedis(),
+    startAnthropicServer({ rejectedKeys: [REVOKED_KEY] }),
   ]);
 });
 
 afterAll(async () => {
-  await Promise.all([llm?.close(), telegram?.close(), discord?.close(), slack?.close(), redis?.stop()]);
+  await Promise.all([llm?.close(), telegram?.close(), discord?.close(), slack?.close(), redis?.stop(), anthropic?.close()]);
   await rm(root, { recursive: true, force: true });
 });
 
@@ -127,6 +133,29 @@ describe("hermes doctor --json", () => {
     const hosted = await doctor(env);
     expect(check(hosted.report, "model").status).toBe("fail");
     expect(check(hosted.report, "model").detail).toMatch(/^unknown model "claude-sonet-4-5" for provider anthropic\. Did you mean "anthropic\/claude-sonnet-4-5"/);
+  });
+
+  it("checks an Anthropic Messages endpoint over that API (HERMES_API), and names the 401 of a refused key", async () => {
+    const anthropicEnv = async (name: string, key: string): Promise<Record<string, string>> => ({
+      HOME: root,
+      HERMES_HOME: path.join(root, name),
+      HERMES_HTTP_PORT: String(await closedPort()),
+      HERMES_BASE_URL: anthropic.baseUrl,
+      HERMES_API: "anthropic-messages",
+      HERMES_MODEL: "claude-stand-in",
+      HERMES_API_KEY: key,
+    });
+    anthropic.enqueue({ kind: "text", text: "OK" });
+    const healthy = await doctor(await anthropicEnv("anthropic", ANTHROPIC_KEY));
+    expect(check(healthy.report, "model")).toEqual({ name: "model", status: "ok", detail: `claude-stand-in at ${anthropic.baseUrl} answers (anthropic-messages, context 128,000 tokens)` });
+    expect(anthropic.requests.at(-1)).toMatchObject({ apiKey: ANTHROPIC_KEY, status: 200, body: { model: "claude-stand-in" } });
+    expect(anthropic.pending()).toBe(0);
+
+    const refused = await doctor(await anthropicEnv("anthropic-revoked", REVOKED_KEY));
+    expect(refused.code).toBe(1);
+    expect(check(refused.report, "model").status).toBe("fail");
+    expect(check(refused.report, "model").detail).toMatch(new RegExp(`^claude-stand-in at ${anthropic.baseUrl}: 401 .*authentication_error`));
+    for (const key of [ANTHROPIC_KEY, REVOKED_KEY]) expect(healthy.stdout + refused.stdout).not.toContain(key);
   });
 
   it("warns when a running gateway holds the HTTP port and fails when another program does", async () => {

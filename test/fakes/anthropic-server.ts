@@ -29,6 +29,11 @@ export interface AnthropicServer {
 export interface AnthropicServerOptions {
   /** Keys answered with 401 authentication_error, as the real API answers a revoked key. */
   rejectedKeys?: readonly string[];
+  /**
+   * Model ids answered at GET /v1/models, as the real API lists them. Without it that route is a 404, like an
+   * Anthropic-compatible proxy that keeps no list.
+   */
+  models?: readonly string[];
 }
 
 const TOOLS_REQUIRED =
@@ -54,6 +59,12 @@ export async function startAnthropicServer(options: AnthropicServerOptions = {})
     const record = (status: number): void => {
       requests.push({ apiKey, headers, body: body ?? {}, tools, status });
     };
+    if (req.method === "GET" && req.url?.split("?")[0] === "/v1/models" && options.models) {
+      const status = apiKey === undefined || rejected.has(apiKey) ? 401 : 200;
+      record(status);
+      if (status === 401) return sendError(res, 401, "authentication_error", "invalid x-api-key");
+      return sendModelList(res, options.models);
+    }
     if (req.method !== "POST" || req.url?.split("?")[0] !== "/v1/messages") {
       record(404);
       return sendError(res, 404, "not_found_error", `anthropic-server: no route ${req.method} ${req.url}`);
@@ -140,6 +151,12 @@ function streamReply(res: http.ServerResponse, reply: Exclude<AnthropicReply, { 
   send("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: Math.max(1, Math.ceil(text.length / 4)) } });
   send("message_stop", {});
   res.end();
+}
+
+function sendModelList(res: http.ServerResponse, models: readonly string[]): void {
+  const data = models.map((id) => ({ type: "model", id, display_name: id, created_at: "2025-01-01T00:00:00Z" }));
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify({ data, has_more: false, first_id: models[0] ?? null, last_id: models.at(-1) ?? null }));
 }
 
 function holdsToolBlocks(messages: unknown): boolean {

@@ -1,12 +1,16 @@
-import { resolveModel, type ModelBinding } from "@hermes/agent";
+import { resolveModel, type CustomApi } from "@hermes/agent";
 import { complete, getModels, getProviders, type Api, type KnownProvider, type Model } from "@mariozechner/pi-ai";
 import { didYouMean } from "./did-you-mean.js";
-import { describeRequestFailure, fail, jsonBody, ok, withoutSecrets, type ProbeDeps, type ProbeResult } from "./probe-result.js";
+import { fail, ok, withoutSecrets, type ProbeDeps, type ProbeResult } from "./probe-result.js";
+import { servedModels } from "./served-models.js";
 
 export interface ModelProbeInput {
   /** `provider/model-id`, or with `baseUrl` the id the endpoint serves. */
   readonly model: string;
   readonly baseUrl?: string;
+  /** The protocol `baseUrl` speaks (HERMES_API); openai-completions when absent. */
+  readonly api?: CustomApi;
+  /** One key, or several comma-separated ones (the probe uses the first, as a run does). */
   readonly apiKey?: string;
   readonly contextWindow?: number;
   /** Provider keys by variable name (ANTHROPIC_API_KEY, …) from the environment, .env and config.yaml. */
@@ -16,16 +20,19 @@ export interface ModelProbeInput {
 // A few tokens, not one: some APIs (OpenAI Responses) refuse an output limit below 16.
 const PROBE_MAX_TOKENS = 16;
 
-/** Asks the configured model for a tiny answer, so a wrong id, key or address shows now rather than in a chat. */
+/**
+ * Asks the configured model for a tiny answer through pi-ai, on the model object the gateway itself builds (so over
+ * the configured protocol), so a wrong id, key or address shows now rather than in a chat.
+ */
 export async function probeModel(input: ModelProbeInput, deps: ProbeDeps): Promise<ProbeResult> {
-  const secrets = [input.apiKey, ...Object.values(input.providerKeys)];
   if (!input.baseUrl) {
     const unknown = unknownCatalogModel(input.model.trim());
     if (unknown) return fail(unknown);
   }
-  const resolved = resolveModel({ model: input.model, baseUrl: input.baseUrl, apiKey: input.apiKey, contextWindow: input.contextWindow }, input.providerKeys);
+  const resolved = resolveModel({ model: input.model, baseUrl: input.baseUrl, api: input.api, apiKey: input.apiKey, contextWindow: input.contextWindow }, input.providerKeys);
   if (!resolved.ok) return fail(resolved.error);
   const binding = resolved.binding;
+  const secrets = [input.apiKey, binding.apiKey, ...(binding.apiKeys ?? []), ...Object.values(input.providerKeys)];
   const where = input.baseUrl ? ` at ${binding.model.baseUrl}` : "";
   const name = input.baseUrl ? binding.model.id : `${binding.model.provider}/${binding.model.id}`;
   if (input.baseUrl) {
@@ -45,7 +52,8 @@ export async function probeModel(input: ModelProbeInput, deps: ProbeDeps): Promi
   });
   if (answer.stopReason === "aborted") return fail(`${name}${where}: no answer within ${deps.timeoutMs / 1000} s`);
   if (answer.stopReason === "error") return fail(withoutSecrets(`${name}${where}: ${answer.errorMessage ?? "the request failed"}`, secrets));
-  return ok(`${name}${where} answers (context ${binding.model.contextWindow.toLocaleString("en-US")} tokens)`);
+  const protocol = input.baseUrl ? `${binding.model.api}, ` : "";
+  return ok(`${name}${where} answers (${protocol}context ${binding.model.contextWindow.toLocaleString("en-US")} tokens)`);
 }
 
 /** For `provider/model-id`: a message with suggestions when the provider or the id is not in pi-ai's catalogue. */
@@ -57,31 +65,10 @@ function unknownCatalogModel(spec: string): string | undefined {
   const providers: readonly string[] = getProviders();
   if (!providers.includes(provider)) {
     const hint = didYouMean(provider, providers) || ` Known providers: ${providers.join(", ")}.`;
-    return `unknown provider "${provider}".${hint} For a model served by your own OpenAI-compatible endpoint also set HERMES_BASE_URL.`;
+    return `unknown provider "${provider}".${hint} For a model served by your own endpoint also set HERMES_BASE_URL (and HERMES_API if it is not OpenAI-compatible).`;
   }
   const ids = (getModels(provider as KnownProvider) as Model<Api>[]).map((model) => model.id);
   if (ids.includes(id)) return undefined;
   const hint = didYouMean(id, ids).replace(/"([^"]+)"/g, (_, match: string) => `"${provider}/${match}"`);
   return `unknown model "${id}" for provider ${provider}.${hint || ` ${ids.length} models are known for ${provider}.`}`;
-}
-
-type Served = { ok: true; ids?: string[] } | { ok: false; error: string };
-
-/** The ids an OpenAI-compatible endpoint lists at GET /models; `ids` is absent when it has no such list. */
-async function servedModels(binding: ModelBinding, deps: ProbeDeps): Promise<Served> {
-  const base = binding.model.baseUrl;
-  let response: Response;
-  try {
-    response = await deps.fetch(`${base}/models`, { headers: { authorization: `Bearer ${binding.apiKey ?? ""}` }, signal: AbortSignal.timeout(deps.timeoutMs) });
-  } catch (error) {
-    return { ok: false, error: `nothing answers at ${base}: ${describeRequestFailure(error, deps.timeoutMs)}` };
-  }
-  if (response.status === 401 || response.status === 403) {
-    return { ok: false, error: `${base} refused the API key (${response.status} ${response.statusText}): check HERMES_API_KEY` };
-  }
-  const body = response.ok ? await jsonBody(response) : undefined;
-  const data = Array.isArray(body?.data) ? (body.data as unknown[]) : undefined;
-  if (!data) return { ok: true };
-  const ids = data.map((entry) => (typeof entry === "object" && entry !== null ? (entry as { id?: unknown }).id : undefined)).filter((id): id is string => typeof id === "string");
-  return { ok: true, ids };
 }
