@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { parse } from "yaml";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startAnthropicServer } from "./fakes/anthropic-server.js";
 import { startLlmServer, type LlmServer } from "./fakes/llm-server.js";
 import { startFakeTelegram, type FakeTelegram } from "./fakes/telegram/index.js";
 import { runCli } from "./support/run-cli.js";
@@ -58,6 +59,25 @@ describe("hermes setup with options", () => {
     expect(report.checks.filter((check) => ["model", "telegram"].includes(check.name)).map((check) => check.status)).toEqual(["ok", "ok"]);
   });
 
+  it("with --api checks the model over that API and saves HERMES_API; a hosted model drops it again", async () => {
+    const anthropic = await startAnthropicServer({ models: ["claude-stand-in"] });
+    try {
+      anthropic.enqueue({ kind: "text", text: "OK" });
+      const run = await runCli(["setup", "--base-url", anthropic.baseUrl, "--api", "anthropic-messages", "--model", "claude-stand-in", "--api-key", "sk-ant-setup-123"], { env: env(), cwd: root });
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^ok\s+model\s+claude-stand-in at \S+ answers \(anthropic-messages, /m);
+      expect(run.stdout).not.toContain("sk-ant-setup-123");
+      expect(await savedConfig()).toEqual({ HERMES_MODEL: "claude-stand-in", HERMES_BASE_URL: anthropic.baseUrl, HERMES_API: "anthropic-messages", HERMES_API_KEY: "sk-ant-setup-123" });
+      expect(anthropic.requests.map((request) => [request.apiKey, request.status])).toEqual([["sk-ant-setup-123", 200], ["sk-ant-setup-123", 200]]);
+    } finally {
+      await anthropic.close();
+    }
+    const hosted = await runCli(["setup", "--model", "anthropic/claude-sonnet-4-5", "--api-key", "sk-ant-new", "--skip-checks"], { env: env(), cwd: root });
+    expect(hosted.code).toBe(0);
+    expect(await savedConfig()).toEqual({ HERMES_MODEL: "anthropic/claude-sonnet-4-5", ANTHROPIC_API_KEY: "sk-ant-new" });
+  });
+
   it("keeps the other keys of an existing file and makes it private", async () => {
     await mkdir(home, { recursive: true });
     await writeFile(configFile, "# my settings\nHERMES_BOT_NAME: Ada\nHERMES_BASE_URL: http://127.0.0.1:1/v1\nHERMES_API_KEY: old-key\n");
@@ -107,7 +127,7 @@ describe("hermes setup with options", () => {
   });
 
   it("refuses incomplete option sets as usage errors", async () => {
-    for (const args of [["--slack-bot-token", "xoxb-1"], ["--slack-app-token", "xapp-1"], ["--api-key", "k"], ["--model", "no-provider"], ["--redis-url", "http://x"], ["--slack-bot-token", "xoxb-1", "--slack-app-token", "nope"]]) {
+    for (const args of [["--slack-bot-token", "xoxb-1"], ["--slack-app-token", "xapp-1"], ["--api-key", "k"], ["--model", "no-provider"], ["--model", "m", "--base-url", "http://127.0.0.1:1", "--api", "grpc"], ["--model", "anthropic/claude-sonnet-4-5", "--api", "anthropic-messages"], ["--redis-url", "http://x"], ["--slack-bot-token", "xoxb-1", "--slack-app-token", "nope"]]) {
       const run = await runCli(["setup", ...args], { env: env(), cwd: root });
       expect({ args, code: run.code }).toEqual({ args, code: 2 });
     }

@@ -8,7 +8,8 @@ export const SETUP_SPEC: CommandSpec = {
   positionals: [0, 0],
   options: {
     model: text("<id>", "provider/model-id (e.g. anthropic/claude-sonnet-4-5), or a model id served at --base-url"),
-    "base-url": text("<url>", "an OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (Ollama)"),
+    "base-url": text("<url>", "your own endpoint or a proxy, e.g. http://127.0.0.1:11434/v1 (Ollama)"),
+    api: text("<name>", "the API --base-url speaks: openai-completions (default), openai-responses or anthropic-messages"),
     "api-key": text("<key>", "the model's API key (saved as the provider's key variable, or HERMES_API_KEY with --base-url)"),
     "telegram-token": text("<token>", "Telegram bot token from @BotFather"),
     "discord-token": text("<token>", "Discord bot token"),
@@ -24,6 +25,7 @@ export const SETUP_SPEC: CommandSpec = {
     "without a terminal, nothing is asked. Every value is checked online first (like hermes doctor); a failed check",
     "saves nothing and exits 1 unless --skip-checks. Keys already in config.yaml are kept; the file gets mode 0600.",
     "",
-    "Example: npm run hermes -- setup --model anthropic/claude-sonnet-4-5 --api-key sk-ant-… --telegram-token 123:abc",
+    "Examples: npm run hermes -- setup --model anthropic/claude-sonnet-4-5 --api-key sk-ant-… --telegram-token 123:abc",
+    "          npm run hermes -- setup --base-url https://proxy.example/v1 --api anthropic-messages --model claude-x --api-key …",
   ].join("\n"),
 };

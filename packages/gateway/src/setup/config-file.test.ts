@@ -58,14 +58,17 @@ describe("configUpdatesFor", () => {
     expect(Object.fromEntries(configUpdatesFor({ model: { model: "anthropic/claude-sonnet-4-5", apiKey: "k" } }))).toEqual({
       HERMES_MODEL: "anthropic/claude-sonnet-4-5",
       HERMES_BASE_URL: null,
+      HERMES_API: null,
       ANTHROPIC_API_KEY: "k",
       HERMES_API_KEY: null,
     });
     expect(Object.fromEntries(configUpdatesFor({ model: { model: "llama3.1", baseUrl: "http://127.0.0.1:11434/v1" }, slack: { botToken: "xoxb-1", appToken: "xapp-1" } }))).toEqual({
       HERMES_MODEL: "llama3.1",
       HERMES_BASE_URL: "http://127.0.0.1:11434/v1",
+      HERMES_API: null,
       SLACK_BOT_TOKEN: "xoxb-1",
       SLACK_APP_TOKEN: "xapp-1",
     });
+    expect(configUpdatesFor({ model: { model: "claude-x", baseUrl: "http://127.0.0.1:8080", api: "anthropic-messages" } }).get("HERMES_API")).toBe("anthropic-messages");
   });
 });

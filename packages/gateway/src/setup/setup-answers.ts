@@ -1,5 +1,5 @@
 import os from "node:os";
-import { PROVIDER_KEY_NAMES, PROVIDER_KEY_VARIABLES } from "@hermes/agent";
+import { isCustomApi, PROVIDER_KEY_NAMES, PROVIDER_KEY_VARIABLES, type CustomApi } from "@hermes/agent";
 import { DEFAULT_TELEGRAM_API_ROOT } from "../config/platforms.js";
 import { readConfigSources } from "../config/sources.js";
 import type { ConfigUpdates } from "./config-file.js";
@@ -10,7 +10,8 @@ import { probeRedis } from "./redis-probe.js";
 
 /** What the operator chose in `hermes setup` (wizard or options); absent parts stay as configured. */
 export interface SetupAnswers {
-  readonly model?: { readonly model: string; readonly baseUrl?: string; readonly apiKey?: string };
+  /** `api` is the protocol of `baseUrl` (HERMES_API); absent means openai-completions. */
+  readonly model?: { readonly model: string; readonly baseUrl?: string; readonly api?: CustomApi; readonly apiKey?: string };
   readonly telegram?: { readonly token: string };
   readonly discord?: { readonly token: string };
   readonly slack?: { readonly botToken: string; readonly appToken?: string; readonly signingSecret?: string };
@@ -31,6 +32,7 @@ export interface SetupContext {
   /** The model configured now, if any. */
   readonly currentModel?: string;
   readonly currentBaseUrl?: string;
+  readonly currentApi?: CustomApi;
   readonly currentApiKey?: string;
 }
 
@@ -41,6 +43,7 @@ export async function readSetupContext(options: { env: Readonly<Record<string, s
   const overridden = new Set<string>();
   for (const [name, value] of sources.values) if (!value.origin?.includes("config.yaml")) overridden.add(name);
   const contextWindow = Number(text("HERMES_CONTEXT_WINDOW"));
+  const api = text("HERMES_API");
   return {
     telegramApiRoot: text("TELEGRAM_API_ROOT") ?? DEFAULT_TELEGRAM_API_ROOT,
     discordApiUrl: text("DISCORD_API_URL"),
@@ -50,6 +53,7 @@ export async function readSetupContext(options: { env: Readonly<Record<string, s
     overriddenByEnvironment: overridden,
     currentModel: text("HERMES_MODEL"),
     currentBaseUrl: text("HERMES_BASE_URL"),
+    ...(api !== undefined && isCustomApi(api) && { currentApi: api }),
     currentApiKey: text("HERMES_API_KEY"),
   };
 }
@@ -65,10 +69,12 @@ export function apiKeyVariable(model: { model: string; baseUrl?: string }): stri
 export function configUpdatesFor(answers: SetupAnswers): ConfigUpdates {
   const updates = new Map<string, string | null>();
   if (answers.model) {
-    const { model, baseUrl, apiKey } = answers.model;
+    const { model, baseUrl, api, apiKey } = answers.model;
     updates.set("HERMES_MODEL", model);
     // A base URL left behind would make a hosted model's id be read as a custom endpoint's.
     updates.set("HERMES_BASE_URL", baseUrl ?? null);
+    // The protocol is saved as checked: an old one left behind would make the gateway speak another than the check did.
+    updates.set("HERMES_API", baseUrl && api ? api : null);
     if (apiKey !== undefined) {
       const variable = apiKeyVariable(answers.model);
       updates.set(variable, apiKey);

@@ -1,4 +1,4 @@
-import { PROVIDER_KEY_VARIABLES } from "@hermes/agent";
+import { PROVIDER_KEY_VARIABLES, type CustomApi } from "@hermes/agent";
 import type { ProbeDeps, ProbeResult } from "./probe-result.js";
 import type { SetupPrompter } from "./prompter.js";
 import { checkSetupPart, type SetupAnswers, type SetupContext, type SetupPart } from "./setup-answers.js";
@@ -44,12 +44,12 @@ async function askChecked<T>(deps: WizardDeps, part: SetupPart, ask: () => Promi
 
 export async function askModel(deps: WizardDeps): Promise<Step<NonNullable<SetupAnswers["model"]>>> {
   const { prompter, context } = deps;
-  const current = context.currentModel ? `${context.currentModel}${context.currentBaseUrl ? ` at ${context.currentBaseUrl}` : ""}` : undefined;
+  const current = context.currentModel ? `${context.currentModel}${context.currentBaseUrl ? ` at ${context.currentBaseUrl}` : ""}${context.currentBaseUrl && context.currentApi ? ` (${context.currentApi})` : ""}` : undefined;
   const kind = await prompter.select({
     message: "Which model should answer?",
     options: [
       { value: "hosted", label: "A hosted model", hint: "Anthropic, OpenAI, Google, OpenRouter, …" },
-      { value: "custom", label: "My own OpenAI-compatible server", hint: "Ollama, vLLM, LM Studio, …" },
+      { value: "custom", label: "My own server or a proxy", hint: "Ollama, vLLM, LM Studio, an Anthropic-compatible proxy, …" },
       ...(current ? [{ value: "keep" as const, label: `Keep ${current}` }] : []),
     ],
   });
@@ -78,16 +78,26 @@ async function askHostedModel(prompter: SetupPrompter, context: SetupContext): P
 
 async function askCustomModel(prompter: SetupPrompter, context: SetupContext): Promise<Step<NonNullable<SetupAnswers["model"]>>> {
   const baseUrl = await prompter.text({
-    message: "Server URL (OpenAI-compatible, usually ending in /v1)",
+    message: "Server URL (an OpenAI-compatible one usually ends in /v1)",
     initialValue: context.currentBaseUrl ?? "http://127.0.0.1:11434/v1",
     validate: (value) => (/^https?:\/\/\S+$/.test(value.trim()) ? undefined : "Enter an http:// or https:// URL."),
   });
   if (baseUrl === undefined) return CANCELLED;
+  const api = await prompter.select<CustomApi>({
+    message: "Which API does the server speak? (HERMES_API)",
+    options: [
+      { value: "openai-completions", label: "OpenAI Chat Completions", hint: "Ollama, vLLM, LM Studio, most proxies" },
+      { value: "openai-responses", label: "OpenAI Responses" },
+      { value: "anthropic-messages", label: "Anthropic Messages", hint: "Anthropic-compatible servers and proxies" },
+    ],
+    initialValue: (context.currentBaseUrl && context.currentApi) || "openai-completions",
+  });
+  if (api === undefined) return CANCELLED;
   const model = await prompter.text({ message: "Model id the server serves", placeholder: "llama3.1", initialValue: context.currentBaseUrl ? context.currentModel : undefined, validate: required("the model id") });
   if (model === undefined) return CANCELLED;
   const key = await prompter.password({ message: "API key (HERMES_API_KEY) — leave empty if the server needs none" });
   if (key === undefined) return CANCELLED;
-  return { model: model.trim(), baseUrl: baseUrl.trim(), ...(key.trim() !== "" && { apiKey: key.trim() }) };
+  return { model: model.trim(), baseUrl: baseUrl.trim(), api, ...(key.trim() !== "" && { apiKey: key.trim() }) };
 }
 
 export async function askTelegram(deps: WizardDeps): Promise<Step<NonNullable<SetupAnswers["telegram"]>>> {

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { parse } from "yaml";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startAnthropicServer } from "../../../../test/fakes/anthropic-server.js";
 import { startLlmServer, type LlmServer } from "../../../../test/fakes/llm-server.js";
 import { startFakeTelegram, type FakeTelegram } from "../../../../test/fakes/telegram/index.js";
 import type { SetupPrompter } from "./prompter.js";
@@ -86,10 +87,12 @@ describe("the setup wizard", () => {
     const { prompter, said } = scriptedPrompter([
       "custom",
       llm.baseUrl,
+      "openai-completions",
       "scripted-modle",
       "",
       "again",
       llm.baseUrl,
+      "openai-completions",
       "scripted-model",
       "",
       ["telegram"],
@@ -104,16 +107,16 @@ describe("the setup wizard", () => {
     expect(said).toEqual(expect.arrayContaining([`model: "scripted-modle" is not served at ${llm.baseUrl}. Did you mean "scripted-model"?`]));
     expect(said.some((line) => line.startsWith("telegram: Telegram refused the token (401"))).toBe(true);
     expect(said.join("\n")).not.toContain(telegram.token);
-    expect(parse(await readFile(file, "utf8"))).toEqual({ HERMES_MODEL: "scripted-model", HERMES_BASE_URL: llm.baseUrl, TELEGRAM_BOT_TOKEN: telegram.token });
+    expect(parse(await readFile(file, "utf8"))).toEqual({ HERMES_MODEL: "scripted-model", HERMES_BASE_URL: llm.baseUrl, HERMES_API: "openai-completions", TELEGRAM_BOT_TOKEN: telegram.token });
     expect((await stat(file)).mode & 0o777).toBe(0o600);
   });
 
   it("saves an answer kept despite a failed check, and nothing when cancelled", async () => {
     const offline = `http://127.0.0.1:${await closedPort()}/v1`;
-    const kept = scriptedPrompter(["custom", offline, "later-model", "key-1", "keep", [], false]);
+    const kept = scriptedPrompter(["custom", offline, "openai-completions", "later-model", "key-1", "keep", [], false]);
     expect(await runSetupWizard({ env: env(), cwd: root, prompter: kept.prompter, probe })).toMatchObject({ kind: "saved" });
     expect(kept.said.some((line) => line.startsWith(`model: nothing answers at ${offline}: connect ECONNREFUSED`))).toBe(true);
-    expect(parse(await readFile(path.join(root, "state", "config.yaml"), "utf8"))).toEqual({ HERMES_MODEL: "later-model", HERMES_BASE_URL: offline, HERMES_API_KEY: "key-1" });
+    expect(parse(await readFile(path.join(root, "state", "config.yaml"), "utf8"))).toEqual({ HERMES_MODEL: "later-model", HERMES_BASE_URL: offline, HERMES_API: "openai-completions", HERMES_API_KEY: "key-1" });
 
     const cancelled = scriptedPrompter([undefined]);
     const elsewhere = { ...env(), HERMES_HOME: path.join(root, "other") };
@@ -123,9 +126,30 @@ describe("the setup wizard", () => {
 
   it("warns when the environment would win over a saved setting, naming it and never its value", async () => {
     const offline = `http://127.0.0.1:${await closedPort()}/v1`;
-    const { prompter, said } = scriptedPrompter(["custom", offline, "later-model", "key-1", "keep", [], false]);
+    const { prompter, said } = scriptedPrompter(["custom", offline, "openai-completions", "later-model", "key-1", "keep", [], false]);
     expect(await runSetupWizard({ env: { ...env(), HERMES_API_KEY: "env-key" }, cwd: root, prompter, probe })).toMatchObject({ kind: "saved" });
     expect(said).toContain("Also set in the environment or .env, which win over config.yaml: HERMES_API_KEY.");
     expect(said.join("\n")).not.toContain("env-key");
+  });
+
+  it("asks which API a server speaks, checks the model over it and saves HERMES_API", async () => {
+    const anthropic = await startAnthropicServer({ models: ["claude-stand-in"] });
+    try {
+      anthropic.enqueue({ kind: "text", text: "OK" });
+      const { prompter, asked, said } = scriptedPrompter(["custom", `${anthropic.baseUrl}/v1`, "anthropic-messages", "claude-stand-in", "sk-ant-wizard-key", [], false]);
+      expect(await runSetupWizard({ env: env(), cwd: root, prompter, probe })).toMatchObject({ kind: "saved" });
+      expect(asked).toContain("Which API does the server speak? (HERMES_API)");
+      expect(said).toContain(`model: claude-stand-in at ${anthropic.baseUrl} answers (anthropic-messages, context 128,000 tokens)`);
+      expect(said.join("\n")).not.toContain("sk-ant-wizard-key");
+      expect(anthropic.requests.map((request) => [request.apiKey, request.status])).toEqual([["sk-ant-wizard-key", 200], ["sk-ant-wizard-key", 200]]);
+      expect(parse(await readFile(path.join(root, "state", "config.yaml"), "utf8"))).toEqual({
+        HERMES_MODEL: "claude-stand-in",
+        HERMES_BASE_URL: `${anthropic.baseUrl}/v1`,
+        HERMES_API: "anthropic-messages",
+        HERMES_API_KEY: "sk-ant-wizard-key",
+      });
+    } finally {
+      await anthropic.close();
+    }
   });
 });

@@ -50,7 +50,7 @@ export async function runSetupWizard(options: { env: Readonly<Record<string, str
   }
   const shadowed = shadowedSettingsNote(updates, context);
   if (shadowed !== undefined) prompter.warn(`${shadowed.charAt(0).toUpperCase()}${shadowed.slice(1)}.`);
-  prompter.success(`Saved ${[...updates.keys()].join(", ")} to ${file}.`);
+  prompter.success(`Saved ${[...updates.keys()].filter((name) => updates.get(name) !== null).join(", ")} to ${file}.`);
   prompter.outro("Start the bot with npm start; npm run hermes -- doctor checks everything again.");
   return { kind: "saved", file, answers };
 }
