@@ -6,7 +6,7 @@ import { context as contexts, SpanKind, type Span, type Tracer } from "@opentele
 import type { HermesAgentConfig } from "./agent-config.js";
 import { registerBuiltinTools } from "./builtin-tools/register.js";
 import { scrubbedDeltas, scrubMemoryFences, type AgentMemory } from "./memory/agent-memory.js";
-import { asCompressMessages, type ContextCompressor } from "./context/compressor.js";
+import { asCompressMessages, compressorForRun, type ContextCompressor } from "./context/compressor.js";
 import { withDefaults } from "./defaults.js";
 import { BudgetTracker } from "./loop/budget.js";
 import { invokeSafely, invokeSafelySync, type AgentCallbacks } from "./loop/callbacks.js";
@@ -151,6 +151,9 @@ export class HermesAgent {
     const budget = new BudgetTracker(this.config.budget, this.now);
     // Enforced inside steps too (model calls, backoff waits, tools), not only between them.
     const deadline = AbortSignal.timeout(budget.limits.maxWallTimeMs);
+    // Sized for the model the run is on at the moment (an override, or the fallback after a switch).
+    const compressor =
+      options.compressor && compressorForRun(options.compressor, { model: () => state.binding, onPreCompress: memory && ((messages) => memory.onPreCompress(messages)) });
     const outcome = await runAgentLoop(prior, userMessage, {
       state,
       fallback: this.config.fallbackModel,
@@ -168,8 +171,8 @@ export class HermesAgent {
       caller: options.caller,
       sleep: this.config.sleep ?? abortableSleep,
       random: this.config.random,
-      compress: options.compressor ? asCompressMessages(options.compressor, sessionId) : this.config.compress,
-      compressor: options.compressor,
+      compress: compressor ? asCompressMessages(compressor, sessionId) : this.config.compress,
+      compressor,
       spans,
       metrics: this.config.metrics,
       cost,

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage, registerFauxProvider, type Context, type FauxProviderRegistration, type Message } from "@mariozechner/pi-ai";
 import { repairHistory } from "../history/repair.js";
 import { readCompressionNote, summaryNoteMessage } from "./compression-note.js";
-import { asCompressMessages, ContextCompressor, type ContextCompressorOptions } from "./compressor.js";
+import { asCompressMessages, compressorForRun, ContextCompressor, type ContextCompressorOptions } from "./compressor.js";
 import { conversationBuilder, longOutput, messageText, type ConversationBuilder } from "./conversation-fixture.js";
 import { estimateContextTokens, estimateMessagesTokens } from "./token-estimate.js";
 
@@ -326,5 +326,57 @@ describe("anti-thrash", () => {
     expect(cc.shouldCompress(messages)).toBe(false);
     expect(cc.status().thrashing).toBe(true);
     expect(faux.state.callCount).toBe(0);
+  });
+});
+
+describe("compressorForRun", () => {
+  const conversation = (c: ConversationBuilder): Message[] => [...opening(c), ...Array.from({ length: 12 }, (_, i) => turn(c, i + 1)).flat()];
+  const bindingWith = (contextWindow: number) => ({ model: { ...faux.getModel(), contextWindow }, apiKey: "test" });
+
+  it("measures the threshold against the run's model, which may differ from the configured window and switch mid-run", () => {
+    const c = conversationBuilder();
+    // Configured for a small custom endpoint (HERMES_CONTEXT_WINDOW=16000); the run uses an override of 200k.
+    const cc = compressor(c, { contextWindow: 16_000 });
+    const messages = [c.user(GOAL), c.reply("ok", 12_000), c.user("more")];
+    let current = bindingWith(200_000);
+    const forRun = compressorForRun(cc, { model: () => current });
+    expect(cc.shouldCompress(messages)).toBe(true);
+    expect(forRun.shouldCompress(messages)).toBe(false);
+    current = bindingWith(16_000);
+    expect(forRun.shouldCompress(messages)).toBe(true);
+  });
+
+  it("keeps a tail sized by the run's window: a larger model keeps more of the recent conversation verbatim", async () => {
+    const c = conversationBuilder();
+    numberedSummaries(2);
+    const messages = conversation(c);
+    const small = await compressorForRun(compressor(c), { model: () => bindingWith(16_000) }).compress(messages, run());
+    const large = await compressorForRun(compressor(c), { model: () => bindingWith(40_000) }).compress(messages, run());
+    expect(small && large).toBeTruthy();
+    expect(large?.messages.length ?? 0).toBeGreaterThan(small?.messages.length ?? 0);
+  });
+
+  it("shows the memory the messages about to be summarised, and compresses even when that hook throws", async () => {
+    const c = conversationBuilder();
+    numberedSummaries(2);
+    const messages = conversation(c);
+    const seen: (readonly Message[])[] = [];
+    const result = await compressorForRun(compressor(c), { model: () => bindingWith(16_000), onPreCompress: (middle) => seen.push(middle) }).compress(messages, run());
+    expect(seen).toHaveLength(1);
+    const middle = seen[0] ?? [];
+    expect(middle.length).toBeGreaterThan(0);
+    // Exactly the messages the summary replaced: none of them is in the result, the goal at the head is not among them.
+    expect(middle).not.toContain(messages[0]);
+    for (const message of middle) expect(result?.messages).not.toContain(message);
+    expect(readCompressionNote(result?.messages.find((m) => readCompressionNote(m)) as Message)?.body).toContain("SUMMARY-v1");
+
+    const failing = compressorForRun(compressor(c), {
+      model: () => bindingWith(16_000),
+      onPreCompress: () => {
+        throw new Error("provider bug");
+      },
+    });
+    const throwing = await failing.compress(messages, run());
+    expect(throwing?.summary).toContain("SUMMARY-v2");
   });
 });

@@ -16,7 +16,7 @@ export type CompressionReason = "proactive" | "overflow";
 export interface ContextCompressorOptions {
   /** The model that writes summaries (often a cheaper one than the conversation's). */
   summarizer: ModelBinding;
-  /** Context window of the conversation's model, in tokens. */
+  /** Context window of the conversation's model, in tokens; a run on another model passes its own (`compressorForRun`). */
   contextWindow: number;
   /** Share of the window at which proactive compression starts. */
   threshold?: number;
@@ -32,7 +32,20 @@ export interface CompressOptions {
   reason: CompressionReason;
   sessionId: string;
   signal: AbortSignal;
+  /** Context window of the model the run uses now (a /model override, the fallback); default the configured one. */
+  contextWindow?: number;
+  /** Last look at the messages about to be summarised (the memory providers'); a throw never stops compression. */
+  onPreCompress?: (messages: readonly Message[]) => void;
 }
+
+/** What a run needs to compress its transcript: sized for the run's model, and telling its memory first. */
+export interface RunCompression {
+  /** The model the run uses right now (it may switch to the fallback mid-run). */
+  model: () => ModelBinding;
+  onPreCompress?: (messages: readonly Message[]) => void;
+}
+
+export type RunCompressor = Pick<ContextCompressor, "shouldCompress" | "compress">;
 
 export interface CompressionResult {
   messages: Message[];
@@ -62,8 +75,6 @@ export class ContextCompressor {
   private readonly options: ContextCompressorOptions;
   private readonly threshold: number;
   private readonly protectHeadMessages: number;
-  private readonly tailTokenBudget: number;
-  private readonly summaryMaxTokens: number;
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly guard: ThrashGuard;
@@ -77,18 +88,18 @@ export class ContextCompressor {
     this.options = options;
     this.threshold = threshold;
     this.protectHeadMessages = options.protectHeadMessages ?? DEFAULT_HEAD_MESSAGES;
-    this.tailTokenBudget = options.tailTokenBudget ?? Math.round(options.contextWindow * DEFAULT_TAIL_SHARE);
-    this.summaryMaxTokens =
-      options.summaryMaxTokens ?? Math.min(clamp(Math.round(options.contextWindow * 0.05), 512, 4_096), options.summarizer.model.maxTokens || 4_096);
     this.logger = options.logger ?? silentLogger;
     this.now = options.now ?? Date.now;
     this.guard = new ThrashGuard({ regrowTokens: Math.round(options.contextWindow * REGROW_SHARE) });
   }
 
-  /** True when the context has reached the threshold and recent compressions were worth their cost. */
-  shouldCompress(messages: readonly Message[], systemPrompt?: string): boolean {
+  /**
+   * True when the context has reached the threshold of `contextWindow` (the run's model's; default the configured
+   * one) and recent compressions were worth their cost.
+   */
+  shouldCompress(messages: readonly Message[], systemPrompt?: string, contextWindow?: number): boolean {
     const tokens = estimateContextTokens(messages, systemPrompt, { usageValidAfter: latestCompressionTime(messages) });
-    if (tokens < this.threshold * this.options.contextWindow) return false;
+    if (tokens < this.threshold * this.windowOf(contextWindow)) return false;
     return this.guard.permitsProactive(estimateMessagesTokens(messages));
   }
 
@@ -112,7 +123,11 @@ export class ContextCompressor {
       return null;
     }
 
-    const regions = selectRegions(messages, { protectHeadMessages: this.protectHeadMessages, tailTokenBudget: this.tailTokenBudget });
+    const window = this.windowOf(options.contextWindow);
+    const tailTokenBudget = this.options.tailTokenBudget ?? Math.round(window * DEFAULT_TAIL_SHARE);
+    const summaryMaxTokens =
+      this.options.summaryMaxTokens ?? Math.min(clamp(Math.round(window * 0.05), 512, 4_096), this.options.summarizer.model.maxTokens || 4_096);
+    const regions = selectRegions(messages, { protectHeadMessages: this.protectHeadMessages, tailTokenBudget });
     if (regions.tailStart <= regions.headEnd) {
       // Over the threshold with nothing between head and tail: compression cannot help, which the guard should know.
       this.guard.record(tokensBefore, tokensBefore);
@@ -122,6 +137,7 @@ export class ContextCompressor {
     const head = pruneToolResults(messages.slice(0, regions.headEnd), { calls }).messages;
     const middle = messages.slice(regions.headEnd, regions.tailStart);
     const tail = messages.slice(regions.tailStart);
+    if (options.onPreCompress) this.tellPreCompress(options.onPreCompress, middle);
     const previousSummary = middle
       .map((message) => readCompressionNote(message)?.body ?? "")
       .filter((body) => body.length > 0)
@@ -135,16 +151,16 @@ export class ContextCompressor {
       middle,
       calls,
       previousSummary: previousSummary || undefined,
-      maxSummaryTokens: this.summaryMaxTokens,
+      maxSummaryTokens: summaryMaxTokens,
       transcriptTokenBudget: Math.max(
         2_000,
-        Math.floor(this.options.summarizer.model.contextWindow * 0.8) - this.summaryMaxTokens - SUMMARY_PROMPT_OVERHEAD_TOKENS,
+        Math.floor(this.options.summarizer.model.contextWindow * 0.8) - summaryMaxTokens - SUMMARY_PROMPT_OVERHEAD_TOKENS,
       ),
     });
     const outcome = await summarize(this.options.summarizer, request, {
       signal,
       sessionId: `${options.sessionId}:compression`,
-      maxTokens: this.summaryMaxTokens,
+      maxTokens: summaryMaxTokens,
       timeoutMs: this.options.summaryTimeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS,
       now: this.now,
     });
@@ -156,7 +172,7 @@ export class ContextCompressor {
     if (!outcome.ok) {
       this.logger.warn("summary failed; dropping the middle of the conversation instead", { reason: outcome.reason, detail: outcome.detail, replacedMessages });
     } else if (outcome.truncated) {
-      this.logger.warn("summary hit its token limit and may be incomplete", { maxTokens: this.summaryMaxTokens });
+      this.logger.warn("summary hit its token limit and may be incomplete", { maxTokens: summaryMaxTokens });
     }
     const note = outcome.ok
       ? summaryNoteMessage({ summary: outcome.summary, replacedMessages, latestRequest, timestamp })
@@ -185,9 +201,30 @@ export class ContextCompressor {
       ...(outcome.ok ? { summary: outcome.summary } : { fallback: "dropped_middle" as const }),
     };
   }
+
+  private windowOf(contextWindow: number | undefined): number {
+    return contextWindow !== undefined && Number.isFinite(contextWindow) && contextWindow > 0 ? contextWindow : this.options.contextWindow;
+  }
+
+  /** Isolated: a memory provider that throws must not cost the conversation its compression. */
+  private tellPreCompress(hook: (messages: readonly Message[]) => void, middle: readonly Message[]): void {
+    try {
+      hook(middle);
+    } catch (error) {
+      this.logger.warn("pre-compression hook failed; compressing anyway", { error });
+    }
+  }
+}
+
+/** A conversation's compressor sized for a run's current model, telling the run's memory before it summarises. */
+export function compressorForRun(compressor: RunCompressor, run: RunCompression): RunCompressor {
+  return {
+    shouldCompress: (messages, systemPrompt) => compressor.shouldCompress(messages, systemPrompt, run.model().model.contextWindow),
+    compress: (messages, options) => compressor.compress(messages, { contextWindow: run.model().model.contextWindow, onPreCompress: run.onPreCompress, ...options }),
+  };
 }
 
 /** Adapter to the loop's overflow hook (`HermesAgentConfig.compress` / `LoopDeps.compress`). */
-export function asCompressMessages(compressor: ContextCompressor, sessionId: string): CompressMessages {
+export function asCompressMessages(compressor: RunCompressor, sessionId: string): CompressMessages {
   return async (messages, info) => (await compressor.compress(messages, { reason: info.reason, sessionId, signal: info.signal }))?.messages ?? null;
 }

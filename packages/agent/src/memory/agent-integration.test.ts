@@ -27,6 +27,7 @@ function recordingMemory(recall: string): AgentMemory & { synced: Message[][]; t
     onTurnEnd: () => {
       memory.ended += 1;
     },
+    onPreCompress: () => {},
     sanitizeContext: (text: string) => text.replace(/<\/?memory-context>/gi, ""),
   };
   return memory;

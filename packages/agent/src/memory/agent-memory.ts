@@ -9,6 +9,8 @@ export interface AgentMemory {
   syncAll(messages: readonly Message[]): Promise<void>;
   onTurnStart(turn: number): void;
   onTurnEnd(result: HermesAgentResult): void;
+  /** The messages about to be summarised away, before compression writes the summary. */
+  onPreCompress(messages: readonly Message[]): void;
   sanitizeContext(text: string): string;
 }
 
