@@ -1,8 +1,8 @@
 import { checkStoredText } from "../prompt/stored-text-guard.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import type { FileLockOptions } from "./file-lock.js";
-import { cleanEntry, renderEntries } from "./memory-entries.js";
-import { MemoryProvider, type MemoryLearning, type MemoryProviderContext } from "./memory-provider.js";
+import { renderEntries } from "./memory-entries.js";
+import { MemoryProvider, type MemoryProviderContext } from "./memory-provider.js";
 import { MemoryStore, type MemoryFileState, type MemoryTarget } from "./memory-store.js";
 import { memoryTool } from "./memory-tool.js";
 
@@ -91,19 +91,6 @@ export class BuiltinMemoryProvider extends MemoryProvider {
       if (clean !== "") safe.push(clean);
     });
     return safe;
-  }
-
-  /** Keeps reviewer learnings aimed at "memory" or "user" under the same rules as the tool (dedup, limits, secrets). */
-  override async onLearnings(records: readonly MemoryLearning[]): Promise<void> {
-    for (const record of records) {
-      if (record.target !== "memory" && record.target !== "user") continue;
-      const result = await this.store.add(record.target, record.content);
-      if (!result.ok) {
-        this.context?.logger.info("learning not saved to memory", { target: record.target, source: record.source, reason: result.code });
-        continue;
-      }
-      if (result.changed) this.context?.notifyWrite({ key: record.target, value: cleanEntry(record.content) });
-    }
   }
 }
 

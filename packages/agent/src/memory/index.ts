@@ -2,7 +2,6 @@ export {
   MemoryProvider,
   isMemoryProvider,
   isMemoryProviderClass,
-  type MemoryLearning,
   type MemoryProviderContext,
   type MemoryWrite,
 } from "./memory-provider.js";

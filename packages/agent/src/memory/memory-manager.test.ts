@@ -8,7 +8,7 @@ import type { Logger } from "../observability/logger.js";
 import { defineTool, type AnyToolDefinition, type ToolContext } from "../tools/types.js";
 import { MEMORY_FENCE_NOTE } from "./context-fence.js";
 import { MemoryManager } from "./memory-manager.js";
-import { MemoryProvider, type MemoryLearning, type MemoryProviderContext } from "./memory-provider.js";
+import { MemoryProvider, type MemoryProviderContext } from "./memory-provider.js";
 
 interface LogLine {
   level: string;
@@ -85,8 +85,12 @@ class FakeProvider extends MemoryProvider {
     this.calls.push(`onTurnStart:${turn}`);
     if (this.behaviour.fail?.includes("onTurnStart")) throw new Error("turn exploded");
   }
-  override async onLearnings(records: readonly MemoryLearning[]): Promise<void> {
-    await this.step(`onLearnings:${records.length}`);
+  override onPreCompress(messages: readonly Message[]): void {
+    this.calls.push(`onPreCompress:${messages.length}`);
+    if (this.behaviour.fail?.includes("onPreCompress")) throw new Error("pre-compress exploded");
+  }
+  override async onSessionEnd(sessionId: string): Promise<void> {
+    await this.step(`onSessionEnd:${sessionId}`);
   }
   override async shutdown(): Promise<void> {
     await this.step("shutdown");
@@ -204,15 +208,25 @@ describe("MemoryManager fan-out", () => {
     expect(external.context?.memoryDir).toBe(dir);
   });
 
-  it("broadcasts learnings and shuts every provider down", async () => {
+  it("shows every provider the messages about to be compressed, a throwing one isolated", async () => {
     const memory = manager();
-    const external = new FakeProvider("ext");
+    const broken = new FakeProvider("broken", { fail: ["onPreCompress"] });
+    memory.addProvider(broken);
+    await memory.initialize();
+    const message: Message = { role: "user", content: "old", timestamp: 0 };
+    expect(() => memory.onPreCompress([message, message, message])).not.toThrow();
+    expect(broken.calls).toContain("onPreCompress:3");
+    expect(logs).toContainEqual(expect.objectContaining({ message: "memory provider hook failed", fields: expect.objectContaining({ hook: "onPreCompress" }) }));
+  });
+
+  it("ends a session on every provider, even when one hangs, and shuts every provider down", async () => {
+    const memory = manager({ hookTimeoutMs: 20 });
+    const external = new FakeProvider("ext", { hang: ["onSessionEnd:s-7"] });
     memory.addProvider(external);
     await memory.initialize();
-    await memory.recordLearnings([{ target: "user", content: "Likes short replies" }]);
-    expect(external.calls).toContain("onLearnings:1");
-    expect(await fs.readFile(path.join(dir, "USER.md"), "utf8")).toBe("§ Likes short replies\n");
-    expect(memory.hasChanged()).toBe(true);
+    await memory.onSessionEnd("s-7");
+    expect(external.calls).toContain("onSessionEnd:s-7");
+    expect(logs.some((line) => line.message === "memory provider hook timed out" && line.fields.hook === "onSessionEnd")).toBe(true);
     await memory.shutdown();
     expect(external.calls).toContain("shutdown");
   });

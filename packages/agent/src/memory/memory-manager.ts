@@ -5,7 +5,7 @@ import type { AnyToolDefinition } from "../tools/types.js";
 import { BuiltinMemoryProvider, type BuiltinMemoryProviderOptions } from "./builtin-provider.js";
 import type { MemoryEditResult, MemoryReadResult, MemoryTarget } from "./memory-store.js";
 import { fenceMemoryContext, sanitizeContext } from "./context-fence.js";
-import type { MemoryLearning, MemoryProvider, MemoryProviderContext, MemoryWrite } from "./memory-provider.js";
+import type { MemoryProvider, MemoryProviderContext, MemoryWrite } from "./memory-provider.js";
 import { callProvider, notifyProvider } from "./provider-calls.js";
 
 export interface MemoryManagerOptions {
@@ -151,18 +151,8 @@ export class MemoryManager {
     return fenceMemoryContext(recalled.filter((text) => text !== "").join("\n\n"));
   }
 
-  queuePrefetchAll(): void {
-    for (const provider of this.providers) if (provider.queuePrefetch) notifyProvider(this.logger, provider, "queuePrefetch", () => provider.queuePrefetch?.());
-  }
-
   async syncAll(messages: readonly Message[]): Promise<void> {
     await this.fanOut("syncTurn", (provider) => provider.syncTurn && (() => provider.syncTurn?.(messages)));
-  }
-
-  /** Hands learnings (e.g. from the background reviewer) to every provider; built-in keeps memory/user ones. */
-  async recordLearnings(records: readonly MemoryLearning[]): Promise<void> {
-    if (records.length === 0) return;
-    await this.fanOut("onLearnings", (provider) => provider.onLearnings && (() => provider.onLearnings?.(records)));
   }
 
   /** Memory was written since the prompt snapshot was taken. */
@@ -200,16 +190,14 @@ export class MemoryManager {
     this.notifyAll("onTurnEnd", (provider) => provider.onTurnEnd && (() => provider.onTurnEnd?.(result)));
   }
 
+  /** Before compression summarises `messages` away; a provider that throws is logged and never stops it. */
   onPreCompress(messages: readonly Message[]): void {
     this.notifyAll("onPreCompress", (provider) => provider.onPreCompress && (() => provider.onPreCompress?.(messages)));
   }
 
-  onDelegation(summary: string): void {
-    this.notifyAll("onDelegation", (provider) => provider.onDelegation && (() => provider.onDelegation?.(summary)));
-  }
-
-  async onSessionEnd(): Promise<void> {
-    await this.fanOut("onSessionEnd", (provider) => provider.onSessionEnd && (() => provider.onSessionEnd?.()));
+  /** The conversation `sessionId` ended (`/new`, `/reset`); each provider is isolated and bounded by the hook timeout. */
+  async onSessionEnd(sessionId: string): Promise<void> {
+    await this.fanOut("onSessionEnd", (provider) => provider.onSessionEnd && (() => provider.onSessionEnd?.(sessionId)));
   }
 
   /** Erases what the external providers keep for this scope (the built-in files are removed by `forgetMemoryScope`). */

@@ -23,15 +23,6 @@ export interface MemoryProviderContext {
   notifyWrite: (write: MemoryWrite) => void;
 }
 
-/** Something worth keeping that the background reviewer (or another component) found; see `recordLearnings`. */
-export interface MemoryLearning {
-  /** "memory" or "user" reach the built-in files; other targets are for external providers that know them. */
-  target: string;
-  content: string;
-  /** Why it was recorded (reviewer mode, turn …), for logs. */
-  source?: string;
-}
-
 /**
  * A memory backend (seed 000 §4.2). The built-in one keeps MEMORY.md / USER.md; at most one external provider
  * (vector store, hosted memory API …) may run beside it.
@@ -56,28 +47,31 @@ export abstract class MemoryProvider {
   refreshSnapshot?(): Promise<void>;
   /** Context recalled for the coming turn (injected fenced, outside the cached system prompt). */
   prefetch?(): Promise<string>;
-  /** Hint that the next `prefetch` will be wanted, so slow backends can start early. */
-  queuePrefetch?(): void;
   /** Persist or index the turn's messages after it ended. */
   syncTurn?(messages: readonly Message[]): Promise<void>;
   shutdown?(): Promise<void>;
 
+  /** A turn begins; `turn` counts the person's messages in the conversation, this one included. */
   onTurnStart?(turn: number): void;
-  onSessionEnd?(): Promise<void>;
-  /** Last look at messages that are about to be summarised away. */
-  onPreCompress?(messages: readonly Message[]): void;
-  /** Another provider wrote memory (e.g. mirror built-in writes into an external store). */
-  onMemoryWrite?(key: string, value: string): void;
-  onDelegation?(summary: string): void;
+  /** The turn's run finished (after `syncTurn`). */
   onTurnEnd?(result: HermesAgentResult): void;
-  /** Learnings broadcast by `MemoryManager.recordLearnings`; keep those whose target you own. */
-  onLearnings?(records: readonly MemoryLearning[]): Promise<void>;
+  /**
+   * The conversation ended (`/new`, `/reset`): flush or close what you keep per session. Called on the managers of
+   * the scopes that took part in it, and on the scope of whoever ended it.
+   */
+  onSessionEnd?(sessionId: string): Promise<void>;
+  /**
+   * Last look at the messages about to be summarised away (proactive, overflow and `/compress` compression), e.g. to
+   * index them before only a summary is left. Synchronous and isolated: a throw is logged and compression goes on.
+   */
+  onPreCompress?(messages: readonly Message[]): void;
+  /**
+   * Memory was written elsewhere: by another provider, or by the background review curating this scope's MEMORY.md
+   * (e.g. mirror built-in writes into an external store).
+   */
+  onMemoryWrite?(key: string, value: string): void;
   /** Erase everything kept for this provider's scope (the person asked `/forget confirm`). */
   forget?(): Promise<void>;
-
-  /** JSON-schema-like description of the provider's settings, for a setup wizard. */
-  getConfigSchema?(): Record<string, unknown>;
-  saveConfig?(config: Record<string, unknown>): Promise<void>;
 }
 
 const REQUIRED_METHODS = ["isAvailable", "initialize", "getToolSchemas"] as const;

@@ -56,7 +56,7 @@ describe("provider calls", () => {
       throw new Error("now");
     });
     notifyProvider(collect(lines), provider, "onTurnEnd", () => Promise.reject(new Error("later")));
-    notifyProvider(collect(lines), provider, "onDelegation", () => undefined);
+    notifyProvider(collect(lines), provider, "onTurnEnd", () => undefined);
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines).toEqual([
       'memory provider hook failed {"provider":"plugin","hook":"onTurnStart","error":"now"}',

@@ -1,6 +1,7 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { Message } from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../observability/logger.js";
 import type { AnyToolDefinition, ToolContext } from "../tools/types.js";
@@ -34,6 +35,15 @@ class RecordingProvider extends MemoryProvider {
   }
   override async shutdown(): Promise<void> {
     RecordingProvider.log.push(`shutdown ${this.scopeId}`);
+  }
+  override async onSessionEnd(sessionId: string): Promise<void> {
+    RecordingProvider.log.push(`session end ${sessionId} ${this.scopeId}`);
+  }
+  override onPreCompress(messages: readonly Message[]): void {
+    RecordingProvider.log.push(`pre-compress ${messages.length} ${this.scopeId}`);
+  }
+  override onMemoryWrite(key: string, value: string): void {
+    RecordingProvider.log.push(`write ${key}=${value} ${this.scopeId}`);
   }
 }
 
@@ -128,6 +138,7 @@ describe("ScopedMemories", () => {
     await inGroup.refreshSnapshot();
     expect(inGroup.buildMemoryContextBlock()).toContain("Lyon");
 
+    RecordingProvider.log = [];
     await memories.forget(userScope("1"));
     expect(RecordingProvider.log).toEqual(["forget user:telegram:1"]);
     expect((await readMemoryScope(userScope("1"))).user?.entries).toEqual([]);
@@ -150,7 +161,48 @@ describe("ScopedMemories", () => {
   });
 });
 
+describe("ScopedMemories at the end of a session", () => {
+  it("tells the providers of every scope that took part, and the scope of whoever ended it, once each", async () => {
+    const memories = scopes();
+    await memories.managerFor(groupScope("1"), "group-session");
+    await memories.managerFor(groupScope("2"), "group-session");
+    await memories.managerFor(userScope("3"), "other-session");
+    RecordingProvider.log = [];
+    await memories.endSession("group-session", groupScope("1"));
+    expect(RecordingProvider.log.sort()).toEqual([`session end group-session ${groupScope("1").id}`, `session end group-session ${groupScope("2").id}`]);
+
+    // A process that never ran the conversation (the gateway beside BullMQ workers) still tells the one who ended it.
+    RecordingProvider.log = [];
+    await memories.endSession("ran-elsewhere", userScope("4"));
+    expect(RecordingProvider.log).toEqual([`session end ran-elsewhere ${userScope("4").id}`]);
+    await memories.shutdown();
+  });
+
+  it("finds the managers of a session's scopes, e.g. to show them what /compress summarises", async () => {
+    const memories = scopes();
+    const alice = await memories.managerFor(groupScope("1"), "group-session");
+    await memories.managerFor(userScope("3"), "other-session");
+    const found = await memories.managersOf("group-session");
+    expect(found).toEqual([alice]);
+    RecordingProvider.log = [];
+    for (const manager of found) manager.onPreCompress([{ role: "user", content: "old", timestamp: 0 }]);
+    expect(RecordingProvider.log).toEqual([`pre-compress 1 ${groupScope("1").id}`]);
+    await memories.endSession("group-session");
+    expect(await memories.managersOf("group-session")).toEqual([]);
+    await memories.shutdown();
+  });
+});
+
 describe("MemoryManager edits of its scope's files", () => {
+  it("tells the external provider about an edit from outside the tool (the background review's)", async () => {
+    const memories = scopes();
+    const alice = await memories.managerFor(userScope("1"));
+    RecordingProvider.log = [];
+    await alice.add("memory", "[learning] check the changelog first");
+    expect(RecordingProvider.log).toEqual([`write memory=[learning] check the changelog first ${userScope("1").id}`]);
+    await memories.shutdown();
+  });
+
   it("writes only the scope's own MEMORY.md and marks its snapshot stale", async () => {
     const memories = scopes();
     const alice = await memories.managerFor(userScope("1"));

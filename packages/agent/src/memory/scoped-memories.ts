@@ -58,6 +58,32 @@ export class ScopedMemories {
     return manager;
   }
 
+  /** The managers of the cached scopes that took part in the conversation `sessionId` (those its runs used). */
+  async managersOf(sessionId: string): Promise<MemoryManager[]> {
+    return this.settled([...this.cached.values()].filter((entry) => entry.sessions.includes(sessionId)));
+  }
+
+  /**
+   * The conversation `sessionId` ended (`/new`, `/reset`): the scopes that took part in it are told (`onSessionEnd`),
+   * and so is `endedBy`, the scope of whoever ended it (another process may have run the conversation).
+   */
+  async endSession(sessionId: string, endedBy?: MemoryScope): Promise<void> {
+    const took = [...this.cached.values()].filter((entry) => entry.sessions.includes(sessionId));
+    for (const entry of took) entry.sessions = entry.sessions.filter((id) => id !== sessionId);
+    const managers = new Set(await this.settled(endedBy && !took.some((entry) => entry.scope.id === endedBy.id) ? [...took, this.entryFor(endedBy)] : took));
+    await Promise.all([...managers].map((manager) => manager.onSessionEnd(sessionId)));
+  }
+
+  /** The entries' managers; one whose set-up failed is left out (it was logged and will be set up again). */
+  private async settled(entries: readonly Cached[]): Promise<MemoryManager[]> {
+    const outcomes = await Promise.allSettled(entries.map((entry) => entry.manager));
+    return outcomes.flatMap((outcome, index) => {
+      if (outcome.status === "fulfilled") return [outcome.value];
+      this.logger.warn("memory scope could not be set up", { scope: entries[index]?.scope.id, error: outcome.reason });
+      return [];
+    });
+  }
+
   private entryFor(scope: MemoryScope): Cached {
     const hit = this.cached.get(scope.id);
     if (hit) {

@@ -9,7 +9,6 @@ import {
   ContextCompressor,
   HermesAgent,
   MEMORY_TOOL_NAME,
-  MemoryStore,
   SKILL_TOOL_NAMES,
   ToolRegistry,
   defaultSkillLocations,
@@ -53,6 +52,8 @@ export interface AgentPool {
   /** Memory per scope (HERMES_MEMORY_SCOPE): a run gets its message's scope, never another's. */
   readonly memory: GatewayMemory;
   agentFor(model: string | undefined): Promise<HermesAgent>;
+  /** The model a session's runs use: its /model override, or the configured one when there is none (or it is unusable). */
+  modelFor(model: string | undefined): ModelBinding;
   /** Whether a model name can be used (known, with a key); the reason when not. */
   checkModel(name: string): string | undefined;
   /** One compressor per conversation: it carries the anti-thrash state across runs. */
@@ -149,6 +150,10 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
       }
       return agent;
     },
+    modelFor: (model) => {
+      const binding = model === undefined ? primary.binding : resolveOverride(model);
+      return typeof binding === "string" ? primary.binding : binding;
+    },
     checkModel: (name) => {
       const resolved = resolveOverride(name);
       return typeof resolved === "string" ? resolved : undefined;
@@ -173,8 +178,8 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
       if (!reviewer) {
         reviewer = new BackgroundReviewer({
           model: primary.binding,
-          memory: new MemoryStore({ dir: scoped.context.memoryDir }),
-          onMemoryChanged: () => scoped.markDirty(),
+          // Through the scope's manager, so a review's change marks the snapshot stale and reaches the providers.
+          memory: scoped,
           skills: { catalog: reflectionCatalog },
           frameworks,
           turnNudgeInterval: config.reflection.interval,

@@ -27,6 +27,10 @@ export interface GatewayMemory {
   /** The message's scope for a run in `sessionId` (its snapshot re-taken when the scope first meets that session). */
   forMessage(message: InboundMessage, sessionId: string): Promise<RunMemory>;
   managerFor(scope: MemoryScope): Promise<MemoryManager>;
+  /** The managers of the scopes whose runs took part in the conversation (told before `/compress` summarises it). */
+  managersOf(sessionId: string): Promise<MemoryManager[]>;
+  /** The conversation ended (`/new`, `/reset`): its scopes' providers, and those of `endedBy`, get `onSessionEnd`. */
+  endSession(sessionId: string, endedBy?: MemoryScope): Promise<void>;
   /** Erases the scope's own files and the external provider's entries for it. */
   forget(scope: MemoryScope): Promise<void>;
   shutdown(): Promise<void>;
@@ -64,6 +68,8 @@ export function createGatewayMemory(config: MemoryConfig, options: { logger: Log
       return { scope, manager, tools: options.toolsEnabled ? manager.tools() : [] };
     },
     managerFor: (scope) => scopes.managerFor(scope),
+    managersOf: (sessionId) => scopes.managersOf(sessionId),
+    endSession: (sessionId, endedBy) => scopes.endSession(sessionId, endedBy),
     forget: (scope) => scopes.forget(scope),
     shutdown: () => scopes.shutdown(),
   };

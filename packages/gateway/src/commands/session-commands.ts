@@ -9,6 +9,8 @@ async function resetSession(context: CommandContext, command: "new" | "reset"): 
   const ended = await context.store.sessions.end(context.sessionKey);
   const base = { timestamp: context.now(), sessionKey: context.sessionKey, platform: context.message.platform, chatId: context.message.chat.id, userId: context.message.user.id };
   if (ended) {
+    // Providers are isolated and time-limited there, so this never keeps the person from starting over.
+    await context.memory?.endSession(ended.id, context.memory.scopeOf(context.message));
     await context.hooks.emit({ ...base, type: "session:end", sessionId: ended.id, reason: command });
     await context.hooks.emit({ ...base, type: "session:reset", sessionId: ended.id });
   }

@@ -29,10 +29,11 @@ export interface CommandContext {
   memory?: MemoryCommandsPort;
 }
 
-/** What /memory and /forget need: whose scope a message is in, and erasing one. */
+/** What /memory, /forget and /new need: whose scope a message is in, erasing one, telling memory a session ended. */
 export interface MemoryCommandsPort {
   scopeOf(message: InboundMessage): MemoryScope;
   forget(scope: MemoryScope): Promise<void>;
+  endSession(sessionId: string, endedBy?: MemoryScope): Promise<void>;
 }
 
 export interface CommandDefinition {

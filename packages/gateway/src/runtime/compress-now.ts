@@ -10,7 +10,17 @@ export async function compressSessionNow(store: Store, pool: AgentPool, sessionK
   const history = await store.messages.history(session.id);
   if (history.length < 4) return "The conversation is still short; there is nothing worth compressing.";
   const compressor = pool.compressorFor(sessionKey);
-  const result = await compressor.compress(history, { reason: "proactive", sessionId: session.id, signal: new AbortController().signal });
+  const memories = await pool.memory.managersOf(session.id);
+  const result = await compressor.compress(history, {
+    reason: "proactive",
+    sessionId: session.id,
+    signal: new AbortController().signal,
+    // Sized for the model the conversation runs on (its /model override), like compression during a run.
+    contextWindow: pool.modelFor(session.model).model.contextWindow,
+    onPreCompress: (messages) => {
+      for (const memory of memories) memory.onPreCompress(messages);
+    },
+  });
   if (!result) {
     const status = compressor.status();
     return status.thrashing ? (status.message ?? THRASHING_MESSAGE) : "There was nothing to compress.";

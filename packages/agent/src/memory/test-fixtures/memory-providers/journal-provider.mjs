@@ -1,5 +1,9 @@
+import { appendFileSync, mkdirSync } from "node:fs";
+import path from "node:path";
+
 // Example external memory provider in the class-export style. It does not import MemoryProvider: discovery
 // accepts any class with the same shape, so a plugin need not share the agent's copy of the module.
+// It logs the lifecycle hooks it hears to journal-events.log in its scope's folder, for tests to read.
 export class JournalMemoryProvider {
   name = "journal";
   #context;
@@ -23,7 +27,6 @@ export class JournalMemoryProvider {
         name: "journal_note",
         description: "Append a line to the journal.",
         parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
-        toolset: "memory",
         concurrency: "never-parallel",
         handler: async (args) => {
           this.#entries.push(args.text);
@@ -40,5 +43,22 @@ export class JournalMemoryProvider {
 
   async prefetch() {
     return `journal for session ${this.#context.sessionId}`;
+  }
+
+  onPreCompress(messages) {
+    this.#record(`pre-compress ${messages.length}`);
+  }
+
+  async onSessionEnd(sessionId) {
+    this.#record(`session-end ${sessionId}`);
+  }
+
+  onMemoryWrite(key, value) {
+    this.#record(`memory-write ${key} ${value}`);
+  }
+
+  #record(event) {
+    mkdirSync(this.#context.memoryDir, { recursive: true });
+    appendFileSync(path.join(this.#context.memoryDir, "journal-events.log"), `${event}\n`);
   }
 }
