@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { fauxAssistantMessage, type Message } from "@mariozechner/pi-ai";
+import { fauxAssistantMessage, fauxToolCall, type Message } from "@mariozechner/pi-ai";
 import type { AgentMemory } from "../memory/agent-memory.js";
-import { fauxAgentFixture, type FauxAgentFixture } from "../testing/faux.js";
+import { fauxAgentFixture, recordingTool, registryWith, type FauxAgentFixture } from "../testing/faux.js";
 import { readCompressionNote } from "./compression-note.js";
 import { ContextCompressor } from "./compressor.js";
 import { conversationBuilder } from "./conversation-fixture.js";
@@ -80,6 +80,28 @@ describe("compression sized for the run's model", () => {
     ]);
     const result = await agent.run("next question", { history: longHistory(12), compressor: conversationCompressor(1), memory });
     expect(result.text).toBe("fits now");
+    expect(result.compacted).toBe(true);
+    expect(memory.preCompress).toHaveLength(1);
+  });
+
+  it("is sized for the fallback model once the run switched to it", async () => {
+    const agent = await fx.make({
+      model: modelWith(200_000),
+      fallbackModel: modelWith(16_000),
+      budget: { maxModelAttempts: 2 },
+      tools: registryWith(recordingTool("lookup", "parallel-safe", [])),
+    });
+    const memory = memoryRecordingPreCompress();
+    fx.faux.setResponses([
+      fauxAssistantMessage([], { stopReason: "error", errorMessage: "503 overloaded" }),
+      fauxAssistantMessage([], { stopReason: "error", errorMessage: "503 overloaded" }),
+      // The fallback's first reply calls a tool; before the next call the transcript is measured against its 16k.
+      fauxAssistantMessage([fauxToolCall("lookup", { path: "a" })], { stopReason: "toolUse" }),
+      fauxAssistantMessage(SUMMARY),
+      fauxAssistantMessage("answered by the fallback"),
+    ]);
+    const result = await agent.run("next question", { history: longHistory(), compressor: conversationCompressor(), memory });
+    expect(result.text).toBe("answered by the fallback");
     expect(result.compacted).toBe(true);
     expect(memory.preCompress).toHaveLength(1);
   });
