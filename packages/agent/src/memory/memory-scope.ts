@@ -16,6 +16,8 @@ export interface MemoryScope {
   userDir: string;
   /** The folders that belong to the person (what /forget erases). */
   ownDirs: readonly string[];
+  /** In a shared session: the person's own scope, whose provider entries `/forget` erases too. */
+  ownScope?: MemoryScope;
 }
 
 /** Who is talking where; all ids come from platforms and are untrusted. */
@@ -66,5 +68,5 @@ export function memoryScopeOf(mode: MemoryScopeMode, memoryRoot: string, subject
   if (mode === "chat") return { id: chatId, memoryDir: chatDir, userDir: chatDir, ownDirs: [chatDir] };
   const own = userMemoryScope(memoryRoot, subject.platform, subject.userId);
   if (!subject.sharedSession) return own;
-  return { id: `${own.id}@${chatId}`, memoryDir: chatDir, userDir: own.userDir, ownDirs: own.ownDirs };
+  return { id: `${own.id}@${chatId}`, memoryDir: chatDir, userDir: own.userDir, ownDirs: own.ownDirs, ownScope: own };
 }

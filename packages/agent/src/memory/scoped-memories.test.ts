@@ -140,11 +140,20 @@ describe("ScopedMemories", () => {
 
     RecordingProvider.log = [];
     await memories.forget(userScope("1"));
-    expect(RecordingProvider.log).toEqual(["forget user:telegram:1"]);
+    expect(RecordingProvider.log.sort()).toEqual(["forget user:telegram:1", `forget ${groupScope("1").id}`]);
     expect((await readMemoryScope(userScope("1"))).user?.entries).toEqual([]);
     expect(dm.buildMemoryContextBlock()).not.toContain("Lyon");
     expect(inGroup.buildMemoryContextBlock()).not.toContain("Lyon");
     expect((await readMemoryScope(groupScope("1"))).memory?.entries).toEqual(["group note stays"]);
+    await memories.shutdown();
+  });
+
+  it("forget sent from a shared chat also erases the provider's entries of the person's own scope, never another member's", async () => {
+    const memories = scopes();
+    await memories.managerFor(groupScope("2"));
+    RecordingProvider.log = [];
+    await memories.forget(groupScope("1"));
+    expect(RecordingProvider.log.sort()).toEqual(["forget user:telegram:1", `forget ${groupScope("1").id}`]);
     await memories.shutdown();
   });
 

@@ -104,8 +104,12 @@ export class ScopedMemories {
    * of every cached scope that showed those files, so the erased entries leave their prompts at once.
    */
   async forget(scope: MemoryScope): Promise<void> {
-    const manager = await this.managerFor(scope);
-    await manager.forgetExternal();
+    // The person's provider entries live under each of their scopes (their own, and one per shared chat they were
+    // in): all of those this process knows are forgotten, not only the one /forget was sent from.
+    const targets = new Map<string, MemoryScope>([[scope.id, scope]]);
+    if (scope.ownScope) targets.set(scope.ownScope.id, scope.ownScope);
+    for (const entry of [...this.cached.values()]) if (sameOwner(entry.scope, scope)) targets.set(entry.scope.id, entry.scope);
+    for (const target of targets.values()) await (await this.managerFor(target)).forgetExternal();
     await forgetMemoryFiles(scope);
     const erased = new Set(scope.ownDirs);
     await Promise.all(
@@ -138,6 +142,11 @@ export class ScopedMemories {
       this.logger.warn("memory scope could not be shut down", { scope: entry.scope.id, error });
     }
   }
+}
+
+/** Both scopes are views of the same person's own folders (never true of a scope that owns nothing). */
+function sameOwner(a: MemoryScope, b: MemoryScope): boolean {
+  return a.ownDirs.length > 0 && a.ownDirs.length === b.ownDirs.length && a.ownDirs.every((dir) => b.ownDirs.includes(dir));
 }
 
 /** The scope's two files as stored (undefined when one cannot be read). */
