@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { fauxAssistantMessage, fauxText, fauxToolCall, type Context, type ToolResultMessage, type Usage } from "@mariozechner/pi-ai";
+import { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall, type Context, type ToolResultMessage, type Usage } from "@mariozechner/pi-ai";
 import { fauxAgentFixture, recordingTool, registryWith, type FauxAgentFixture } from "../testing/faux.js";
-import { CUT_OFF_CALL_TEXT } from "./continuation.js";
+import { CUT_OFF_CALL_TEXT, joinContinuation } from "./continuation.js";
 
 let fx: FauxAgentFixture;
 beforeEach(async () => {
@@ -157,5 +157,22 @@ describe("replies cut off by the output token limit", () => {
     expect(result.text).toMatch(/^Half an answer\n\n\(This answer was cut off: .*continue failed/);
     expect(result.error).toBeDefined();
     expect(result.newMessages.map((m) => m.role)).toEqual(["user", "assistant"]);
+  });
+});
+
+describe("joining a cut-off draft and its continuation", () => {
+  it("keeps the continuation's reasoning with its tool calls (providers pair them) after the joined text", () => {
+    const draft = fauxAssistantMessage([fauxThinking("plan the answer"), fauxText("Writing the file ")], { stopReason: "length" });
+    const next = fauxAssistantMessage(
+      [fauxThinking("now call the tool"), fauxText("now."), fauxToolCall("write_file", { path: "a.txt" }, { id: "call_9" })],
+      { stopReason: "toolUse" },
+    );
+    const joined = joinContinuation(draft, next);
+    expect(joined.content.map((block) => block.type)).toEqual(["thinking", "text", "thinking", "toolCall"]);
+    expect(joined.content[0]).toMatchObject({ thinking: "plan the answer" });
+    expect(joined.content[1]).toMatchObject({ text: "Writing the file now." });
+    expect(joined.content[2]).toMatchObject({ thinking: "now call the tool" });
+    expect(joined.content[3]).toMatchObject({ id: "call_9", name: "write_file" });
+    expect(joined.stopReason).toBe("toolUse");
   });
 });

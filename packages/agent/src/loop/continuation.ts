@@ -41,15 +41,19 @@ function rawText(message: AssistantMessage): string {
 
 /**
  * One assistant message out of a cut-off draft and its continuation: the draft's reasoning first (it opened the
- * answer), the texts joined as written, then the continuation's tool calls. Usage is the last call's, whose prompt
- * held the whole draft, so context-size estimates stay right; cost is counted per call elsewhere.
+ * answer), the texts joined as written, then the continuation's reasoning and tool calls. The continuation's
+ * reasoning stays next to its calls because providers pair them: OpenAI Responses rejects a function_call item sent
+ * without the reasoning item it came with, and Anthropic wants the thinking of a tool_use turn sent back unchanged.
+ * Usage is the last call's, whose prompt held the whole draft, so context-size estimates stay right; cost is counted
+ * per call elsewhere.
  */
 export function joinContinuation(draft: AssistantMessage | undefined, next: AssistantMessage): AssistantMessage {
   if (!draft) return next;
   const text = rawText(draft) + rawText(next);
-  const reasoning = draft.content.filter((block) => block.type === "thinking");
+  const reasoningOf = (message: AssistantMessage) => message.content.filter((block) => block.type === "thinking");
   const calls = next.content.filter((block): block is ToolCall => block.type === "toolCall");
-  return { ...next, content: [...reasoning, ...(text.length > 0 ? [{ type: "text" as const, text }] : []), ...calls] };
+  const joinedText = text.length > 0 ? [{ type: "text" as const, text }] : [];
+  return { ...next, content: [...reasoningOf(draft), ...joinedText, ...reasoningOf(next), ...calls] };
 }
 
 /** Sent after the draft (never stored): the draft as the model's own turn, then the request to go on. */
