@@ -1,6 +1,7 @@
 import type { Selectable } from "kysely";
 import type { InboundTable } from "./database.js";
 import type { StoreContext } from "./store-context.js";
+import { clearToolCheckpoints } from "./tool-checkpoints.js";
 import type { InboundRecord, InboundStatus, InboundTraceContext } from "./types.js";
 
 export interface NewInbound {
@@ -34,6 +35,7 @@ export interface InboundRepository {
 }
 
 const OPEN_STATUSES: InboundStatus[] = ["running", "queued"];
+const UNFINISHED_STATUSES: InboundStatus[] = ["received", ...OPEN_STATUSES];
 
 export function createInboundRepository(ctx: StoreContext): InboundRepository {
   const { db, exec } = ctx;
@@ -78,7 +80,11 @@ export function createInboundRepository(ctx: StoreContext): InboundRepository {
     },
 
     async setStatus(id, status) {
-      exec.run(db.updateTable("inbound").set({ status, updated_at: ctx.now() }).where("id", "=", id));
+      exec.write(() => {
+        exec.run(db.updateTable("inbound").set({ status, updated_at: ctx.now() }).where("id", "=", id));
+        // A message given up on outside completeRun (a queue failure, a failed run not recorded) is not re-run either.
+        if (!UNFINISHED_STATUSES.includes(status)) clearToolCheckpoints(ctx, id);
+      });
     },
 
     async claimNext(sessionKey) {

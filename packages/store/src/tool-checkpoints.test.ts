@@ -56,6 +56,17 @@ describe("tool checkpoints", () => {
     expect(await store.toolCheckpoints.forRun(inboundId)).toEqual([]);
   });
 
+  it("are dropped when the message is given up on outside completeRun (marked failed), and kept while it is open", async () => {
+    const { store } = await fixtures.openNew();
+    const { inboundId } = await runningInbound(store);
+    await store.toolCheckpoints.record(checkpoint(inboundId));
+    await store.inbound.setStatus(inboundId, "running");
+    expect(await store.toolCheckpoints.forRun(inboundId)).toHaveLength(1);
+
+    await store.inbound.setStatus(inboundId, "failed");
+    expect(await store.toolCheckpoints.forRun(inboundId)).toEqual([]);
+  });
+
   it("are kept when a completion is refused (another worker finished the run first)", async () => {
     const { store } = await fixtures.openNew();
     const { session, inboundId } = await runningInbound(store);
