@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { chatMemoryDir, encodePathPart, memoryScopeOf, userMemoryDir } from "./memory-scope.js";
 
 const root = path.join(path.sep, "home", "bot", "memory");
-const dm = { platform: "telegram", userId: "42", chatId: "42", sharedSession: false };
-const group = { platform: "telegram", userId: "42", chatId: "-100", sharedSession: true };
+const dm = { platform: "telegram", userId: "42", chatId: "42", sharedSession: false, directChat: true };
+const group = { platform: "telegram", userId: "42", chatId: "-100", sharedSession: true, directChat: false };
 
 describe("memoryScopeOf", () => {
   it("gives each person their own pair in user mode", () => {
@@ -31,6 +31,10 @@ describe("memoryScopeOf", () => {
     expect(chat.memoryDir).toBe(chat.userDir);
     expect(chat.memoryDir).toBe(path.join(root, "chats", "telegram", "-100"));
     expect(chat.id).toBe("chat:telegram:-100");
+    // A group's pair is everyone's in it; a DM's is the person's.
+    expect(chat.ownDirs).toEqual([]);
+    expect(memoryScopeOf("chat", root, { ...group, sharedSession: false }).ownDirs).toEqual([]);
+    expect(memoryScopeOf("chat", root, dm).ownDirs).toEqual([path.join(root, "chats", "telegram", "42")]);
     expect(memoryScopeOf("shared", root, dm)).toEqual({ id: "shared", memoryDir: root, userDir: root, ownDirs: [root] });
   });
 });

@@ -14,7 +14,7 @@ export interface MemoryScope {
   memoryDir: string;
   /** Folder of USER.md. */
   userDir: string;
-  /** The folders that belong to the person (what /forget erases). */
+  /** The folders that belong to the person (what /forget erases); none when the files are a group chat's. */
   ownDirs: readonly string[];
   /** In a shared session: the person's own scope, whose provider entries `/forget` erases too. */
   ownScope?: MemoryScope;
@@ -27,6 +27,8 @@ export interface MemoryScopeSubject {
   chatId: string;
   /** Several people share the session (a thread, or a group with shared sessions). */
   sharedSession: boolean;
+  /** The chat is a direct conversation with the person (not a group, channel or thread). */
+  directChat: boolean;
 }
 
 const MAX_PART_LENGTH = 120;
@@ -65,7 +67,8 @@ export function memoryScopeOf(mode: MemoryScopeMode, memoryRoot: string, subject
   const platform = encodePathPart(subject.platform);
   const chatId = `chat:${platform}:${encodePathPart(subject.chatId)}`;
   const chatDir = chatMemoryDir(memoryRoot, subject.platform, subject.chatId);
-  if (mode === "chat") return { id: chatId, memoryDir: chatDir, userDir: chatDir, ownDirs: [chatDir] };
+  // A group's pair in chat mode is everyone's in it, so no single member can erase it with /forget.
+  if (mode === "chat") return { id: chatId, memoryDir: chatDir, userDir: chatDir, ownDirs: subject.directChat ? [chatDir] : [] };
   const own = userMemoryScope(memoryRoot, subject.platform, subject.userId);
   if (!subject.sharedSession) return own;
   return { id: `${own.id}@${chatId}`, memoryDir: chatDir, userDir: own.userDir, ownDirs: own.ownDirs, ownScope: own };

@@ -59,8 +59,8 @@ function scopes(limit?: number): ScopedMemories {
   });
 }
 
-const userScope = (userId: string): MemoryScope => memoryScopeOf("user", root, { platform: "telegram", userId, chatId: userId, sharedSession: false });
-const groupScope = (userId: string): MemoryScope => memoryScopeOf("user", root, { platform: "telegram", userId, chatId: "-100", sharedSession: true });
+const userScope = (userId: string): MemoryScope => memoryScopeOf("user", root, { platform: "telegram", userId, chatId: userId, sharedSession: false, directChat: true });
+const groupScope = (userId: string): MemoryScope => memoryScopeOf("user", root, { platform: "telegram", userId, chatId: "-100", sharedSession: true, directChat: false });
 
 async function remember(manager: MemoryManager, target: "memory" | "user", content: string): Promise<void> {
   const tool = manager.tools().find((candidate) => candidate.name === "memory");
@@ -154,6 +154,17 @@ describe("ScopedMemories", () => {
     RecordingProvider.log = [];
     await memories.forget(groupScope("1"));
     expect(RecordingProvider.log.sort()).toEqual(["forget user:telegram:1", `forget ${groupScope("1").id}`]);
+    await memories.shutdown();
+  });
+
+  it("forget of a group's pair in chat mode erases nothing, not even the provider's entries for the chat", async () => {
+    const memories = scopes();
+    const chat = memoryScopeOf("chat", root, { platform: "telegram", userId: "1", chatId: "-100", sharedSession: false, directChat: false });
+    await remember(await memories.managerFor(chat), "user", "Bob is vegetarian");
+    RecordingProvider.log = [];
+    await memories.forget(chat);
+    expect(RecordingProvider.log).toEqual([]);
+    expect((await readMemoryScope(chat)).user?.entries).toEqual(["Bob is vegetarian"]);
     await memories.shutdown();
   });
 

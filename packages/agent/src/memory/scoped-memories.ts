@@ -104,6 +104,8 @@ export class ScopedMemories {
    * of every cached scope that showed those files, so the erased entries leave their prompts at once.
    */
   async forget(scope: MemoryScope): Promise<void> {
+    // A scope that owns nothing (a group's pair in chat mode) is not one person's to erase, nor its provider's entries.
+    if (scope.ownDirs.length === 0) return;
     // The person's provider entries live under each of their scopes (their own, and one per shared chat they were
     // in): all of those this process knows are forgotten, not only the one /forget was sent from.
     const targets = new Map<string, MemoryScope>([[scope.id, scope]]);

@@ -59,6 +59,7 @@ export function createGatewayMemory(config: MemoryConfig, options: { logger: Log
       userId: message.user.id,
       chatId: message.chat.id,
       sharedSession: isSharedSession(message, config.sessionScope),
+      directChat: message.chat.type === "dm",
     });
   return {
     scopeOf,

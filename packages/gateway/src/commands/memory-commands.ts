@@ -2,6 +2,8 @@ import { readMemoryScope, type MemoryFileState, type MemoryScope } from "@hermes
 import type { CommandContext, CommandDefinition } from "./types.js";
 
 const NO_MEMORY = "Memory is not available in this bot.";
+const NOT_YOURS =
+  "This chat's memory (MEMORY.md and USER.md) is kept for the whole chat and shared by everyone in it, so one member cannot erase it; the bot's operator can. Nothing was erased.";
 
 /** /memory and /forget: people see and erase what the bot keeps about them (their memory scope). */
 export const memoryCommands: CommandDefinition[] = [
@@ -25,6 +27,7 @@ export const memoryCommands: CommandDefinition[] = [
     run: async (context) => {
       if (!context.memory) return NO_MEMORY;
       const scope = context.memory.scopeOf(context.message);
+      if (scope.ownDirs.length === 0) return NOT_YOURS;
       if (context.args.trim().toLowerCase() !== "confirm") return explainForget(scope, context);
       await context.memory.forget(scope);
       return "Done: your memory files are erased (and whatever the memory provider kept for you). Your conversations themselves are kept; send /new to start a fresh one.";
@@ -44,7 +47,7 @@ function explainForget(scope: MemoryScope, context: CommandContext): string {
   const what = scope.id === "shared"
     ? "This erases the bot's memory files (MEMORY.md and USER.md, the same for everyone using this bot)"
     : scope.id.startsWith("chat:")
-      ? "This erases this chat's memory files (MEMORY.md and USER.md, shared by everyone in this chat)"
+      ? "This erases this chat's memory files (MEMORY.md and USER.md)"
       : "This erases everything I keep about you in memory (your MEMORY.md and USER.md)";
   const chatNote = sharedNotes && context.sharedSession ? " The notes this group shares are kept." : "";
   return `${what}, and what the memory provider keeps for it. It cannot be undone.${chatNote} Send /forget confirm to go ahead.`;

@@ -1,0 +1,83 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { readMemoryScope, silentLogger } from "@hermes/agent";
+import { openStore, type Store } from "@hermes/store";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createGatewayMemory, type GatewayMemory } from "../agent/memory-scopes.js";
+import { gatewayPaths } from "../config/load-config.js";
+import type { InboundMessage } from "../core/inbound.js";
+import { findCommand } from "./registry.js";
+import type { CommandContext } from "./types.js";
+
+let home: string;
+let store: Store;
+let memory: GatewayMemory;
+
+beforeEach(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), "hermes-memcmd-"));
+  store = await openStore({ file: path.join(home, "state.db") });
+  memory = createGatewayMemory(
+    { home, paths: gatewayPaths(home), memoryScope: "chat", sessionScope: { groupSessions: "per_user", threadSessions: "shared" } },
+    { logger: silentLogger, toolsEnabled: true },
+  );
+});
+
+afterEach(async () => {
+  await memory.shutdown();
+  await store.close();
+  await rm(home, { recursive: true, force: true });
+});
+
+function message(userId: string, chat: { id: string; type: "dm" | "group" }): InboundMessage {
+  return { platform: "telegram", chat, user: { id: userId }, messageId: "m1", text: "/forget confirm", attachments: [], mentionedBot: true, timestamp: 0 };
+}
+
+async function forget(inbound: InboundMessage, args: string): Promise<string> {
+  const command = findCommand("forget");
+  if (!command) throw new Error("no /forget command");
+  const unused = async (): Promise<never> => {
+    throw new Error("not used by /forget");
+  };
+  const context: CommandContext = {
+    message: inbound,
+    sessionKey: "key",
+    args,
+    store,
+    queue: { enqueue: unused, stop: unused },
+    hooks: { emit: unused },
+    now: () => 0,
+    models: { primary: "test/model" },
+    checkModel: () => undefined,
+    resubmit: unused,
+    compress: unused,
+    followUp: unused,
+    authorization: "allowlist",
+    sharedSession: false,
+    memory,
+  };
+  return command.run(context);
+}
+
+async function remember(inbound: InboundMessage, fact: string): Promise<void> {
+  const run = await memory.forMessage(inbound, "s1");
+  const added = await run.manager.add("memory", fact);
+  expect(added.ok).toBe(true);
+}
+
+describe("/forget with HERMES_MEMORY_SCOPE=chat", () => {
+  it("in a group, one member cannot erase the memory the whole chat shares", async () => {
+    const inGroup = message("1", { id: "-100", type: "group" });
+    await remember(inGroup, "the group meets on Mondays");
+    expect(await forget(inGroup, "confirm")).toContain("Nothing was erased");
+    expect((await readMemoryScope(memory.scopeOf(inGroup))).memory?.entries).toEqual(["the group meets on Mondays"]);
+  });
+
+  it("in a DM, the chat's pair is the person's own and is erased", async () => {
+    const dm = message("1", { id: "1", type: "dm" });
+    await remember(dm, "likes tea");
+    expect(await forget(dm, "")).toContain("/forget confirm");
+    expect(await forget(dm, "confirm")).toContain("Done");
+    expect((await readMemoryScope(memory.scopeOf(dm))).memory?.entries).toEqual([]);
+  });
+});
