@@ -71,6 +71,20 @@ describe("grace summary at the wall-time budget", () => {
     expect(last?.role === "assistant" && last.content.every((block) => block.type === "text")).toBe(true);
   });
 
+  it("says so when the summary itself is cut off by the output token limit", async () => {
+    let clock = 0;
+    const agent = await fx.make({ tools: lookup(), now: () => clock, budget: { maxWallTimeMs: 60_000 } });
+    fx.faux.setResponses([
+      fauxAssistantMessage([fauxToolCall("lookup", { value: 1 })], { stopReason: "toolUse" }),
+      fauxAssistantMessage("I looked up 1 and then", { stopReason: "length" }),
+    ]);
+    const result = await agent.run("go", { callbacks: { onStep: () => { clock = 61_000; } } });
+    expect(result.stopReason).toBe("WALL_TIME_EXCEEDED");
+    expect(result.text).toMatch(/^I looked up 1 and then\n\n\(This answer was cut off: .*no time was left/);
+    // The transcript keeps what the model wrote, without the note meant for the person.
+    expect(JSON.stringify(result.newMessages.at(-1))).not.toContain("This answer was cut off");
+  });
+
   it("falls back to the static message when the summary call hangs past its own deadline", async () => {
     // A 400 ms budget gives the summary min(30 s, 40 ms).
     const agent = await fx.make({ tools: lookup(), budget: { maxWallTimeMs: 400 } });

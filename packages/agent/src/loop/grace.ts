@@ -2,6 +2,7 @@ import type { AssistantMessage, Message, UserMessage } from "@mariozechner/pi-ai
 import { repairHistory } from "../history/repair.js";
 import { HERMES_ATTRIBUTES } from "../observability/tracer-names.js";
 import { toModelTools } from "../tools/registry.js";
+import { isCutOff, withCutOffNote } from "./continuation.js";
 import type { LoopDeps } from "./loop-deps.js";
 import { modelContext } from "./model-context.js";
 import { callWithRecovery } from "./resilient-call.js";
@@ -65,7 +66,9 @@ export async function runGraceCall(history: readonly Message[], deps: LoopDeps, 
   const text = call.ok ? assistantText(call.message) : "";
   if (call.ok && text.length > 0) {
     // Only the text is kept: tool calls in a reply that was told not to call tools would be left unanswered.
-    return { text, message: { ...call.message, content: [{ type: "text", text }] } };
+    const message: AssistantMessage = { ...call.message, content: [{ type: "text", text }] };
+    // No step or time is left to continue a summary cut off by the output limit, so the person is told it is cut off.
+    return { text: isCutOff(call.message) ? withCutOffNote(text, cause) : text, message };
   }
   const timedOut = graceTimeout?.aborted === true && !deps.stopSignal.aborted;
   const why = call.ok
