@@ -40,7 +40,7 @@ describe("memoryScopeOf", () => {
 });
 
 describe("path safety", () => {
-  const hostile = ["..", ".", "../../etc", "a/b", "a\\b", "x\u0000y", "line\nbreak", "\u001b[31m", "%2E%2E", "*", ""];
+  const hostile = ["..", ".", "../../etc", "a/b", "a\\b", "x\u0000y", "line\nbreak", "\u001b[31m", "%2E%2E", "*", "", "lone\uD800", "\uDC00x"];
 
   it("never lets an id leave its folder or name a special entry", () => {
     for (const id of hostile) {
@@ -55,8 +55,8 @@ describe("path safety", () => {
   });
 
   it("gives different ids different folders", () => {
-    const parts = new Set([...hostile, "A", "a", "%", "%empty", "x".repeat(500), "x".repeat(501)].map(encodePathPart));
-    expect(parts.size).toBe(hostile.length + 6);
+    const parts = new Set([...hostile, "A", "a", "%", "%empty", "x".repeat(500), "x".repeat(501), "lone\uFFFD"].map(encodePathPart));
+    expect(parts.size).toBe(hostile.length + 7);
   });
 
   it("keeps ordinary ids readable and bounds long ones", () => {

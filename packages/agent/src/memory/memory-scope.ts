@@ -40,9 +40,15 @@ const MAX_PART_LENGTH = 120;
  */
 export function encodePathPart(part: string): string {
   if (part === "") return "%empty";
+  // encodeURIComponent throws on a lone surrogate; hashing its UTF-16 units keeps it apart from its U+FFFD look-alike.
+  if (!isWellFormed(part)) return `%utf16-${createHash("sha256").update(Buffer.from(part, "utf16le")).digest("hex")}`;
   const encoded = encodeURIComponent(part).replace(/\./g, "%2E").replace(/\*/g, "%2A");
   if (encoded.length <= MAX_PART_LENGTH) return encoded;
   return `%sha256-${createHash("sha256").update(part).digest("hex")}`;
+}
+
+function isWellFormed(text: string): boolean {
+  return !/\p{Surrogate}/u.test(text);
 }
 
 /** The folder of one person's files: `<memoryRoot>/users/<platform>/<userId>`. */
