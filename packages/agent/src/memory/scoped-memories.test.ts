@@ -168,6 +168,28 @@ describe("ScopedMemories", () => {
     await memories.shutdown();
   });
 
+  it("a set-up that fails after its scope was evicted and set up again leaves the newer manager cached", async () => {
+    let failFirst: (error: Error) => void = () => undefined;
+    let calls = 0;
+    const memories = new ScopedMemories({
+      limit: 1,
+      logger: silentLogger,
+      create: async (scope) => {
+        calls += 1;
+        if (calls === 1) return new Promise<MemoryManager>((_resolve, reject) => (failFirst = reject));
+        return new MemoryManager({ memoryDir: scope.memoryDir, userDir: scope.userDir, scopeId: scope.id });
+      },
+    });
+    const failing = memories.managerFor(userScope("1")).catch(() => undefined);
+    await memories.managerFor(userScope("2"));
+    const newer = await memories.managerFor(userScope("1"));
+    failFirst(new Error("provider down"));
+    await failing;
+    expect(await memories.managerFor(userScope("1"))).toBe(newer);
+    expect(calls).toBe(3);
+    await memories.shutdown();
+  });
+
   it("shuts down the least recently used scope beyond its limit", async () => {
     const memories = scopes(2);
     const first = await memories.managerFor(userScope("1"));

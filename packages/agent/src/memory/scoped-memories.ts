@@ -94,7 +94,8 @@ export class ScopedMemories {
     }
     const entry: Cached = { scope, manager: this.options.create(scope), sessions: [] };
     this.cached.set(scope.id, entry);
-    entry.manager.catch(() => this.cached.delete(scope.id));
+    // Only this entry: after an eviction a newer one may hold the id, and it must stay (and be shut down later).
+    entry.manager.catch(() => this.cached.get(scope.id) === entry && this.cached.delete(scope.id));
     this.evictOverLimit();
     return entry;
   }
