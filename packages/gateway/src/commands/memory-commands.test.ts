@@ -33,11 +33,11 @@ function message(userId: string, chat: { id: string; type: "dm" | "group" }): In
   return { platform: "telegram", chat, user: { id: userId }, messageId: "m1", text: "/forget confirm", attachments: [], mentionedBot: true, timestamp: 0 };
 }
 
-async function forget(inbound: InboundMessage, args: string): Promise<string> {
-  const command = findCommand("forget");
-  if (!command) throw new Error("no /forget command");
+async function run(name: "forget" | "memory", inbound: InboundMessage, args: string): Promise<string> {
+  const command = findCommand(name);
+  if (!command) throw new Error(`no /${name} command`);
   const unused = async (): Promise<never> => {
-    throw new Error("not used by /forget");
+    throw new Error("not used by /memory or /forget");
   };
   const context: CommandContext = {
     message: inbound,
@@ -69,15 +69,25 @@ describe("/forget with HERMES_MEMORY_SCOPE=chat", () => {
   it("in a group, one member cannot erase the memory the whole chat shares", async () => {
     const inGroup = message("1", { id: "-100", type: "group" });
     await remember(inGroup, "the group meets on Mondays");
-    expect(await forget(inGroup, "confirm")).toContain("Nothing was erased");
+    expect(await run("forget", inGroup, "confirm")).toContain("Nothing was erased");
     expect((await readMemoryScope(memory.scopeOf(inGroup))).memory?.entries).toEqual(["the group meets on Mondays"]);
+  });
+
+  it("in a group, /memory labels both files as the chat's and does not offer /forget", async () => {
+    const inGroup = message("1", { id: "-100", type: "group" });
+    const added = await (await memory.forMessage(inGroup, "s1")).manager.add("user", "Bob is vegetarian");
+    expect(added.ok).toBe(true);
+    const shown = await run("memory", inGroup, "");
+    expect(shown).toContain("About the people in this chat (shared by this chat, USER.md):\n§ Bob is vegetarian");
+    expect(shown).not.toContain("About you");
+    expect(shown).toContain("only the bot's operator can erase them");
   });
 
   it("in a DM, the chat's pair is the person's own and is erased", async () => {
     const dm = message("1", { id: "1", type: "dm" });
     await remember(dm, "likes tea");
-    expect(await forget(dm, "")).toContain("/forget confirm");
-    expect(await forget(dm, "confirm")).toContain("Done");
+    expect(await run("forget", dm, "")).toContain("/forget confirm");
+    expect(await run("forget", dm, "confirm")).toContain("Done");
     expect((await readMemoryScope(memory.scopeOf(dm))).memory?.entries).toEqual([]);
   });
 });

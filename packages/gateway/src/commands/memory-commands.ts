@@ -15,9 +15,12 @@ export const memoryCommands: CommandDefinition[] = [
       if (!context.memory) return NO_MEMORY;
       const scope = context.memory.scopeOf(context.message);
       const contents = await readMemoryScope(scope);
-      const sections = [section("Notes", contents.memory, scope), section("About you", contents.user, scope)];
+      // A chat-mode group's USER.md is about everyone in it, not the caller alone.
+      const aboutUser = scope.ownDirs.includes(scope.userDir) ? "About you" : "About the people in this chat";
+      const sections = [section("Notes", contents.memory, scope), section(aboutUser, contents.user, scope)];
       if (sections.every((text) => text === undefined)) return "I have nothing saved in memory for you. Send /forget to learn how erasing works.";
-      return [...sections.filter((text): text is string => text !== undefined), "", "Send /forget to erase your memory."].join("\n");
+      const erase = scope.ownDirs.length === 0 ? "These belong to the whole chat; only the bot's operator can erase them." : "Send /forget to erase your memory.";
+      return [...sections.filter((text): text is string => text !== undefined), "", erase].join("\n");
     },
   },
   {
@@ -37,7 +40,7 @@ export const memoryCommands: CommandDefinition[] = [
 
 function section(title: string, state: MemoryFileState | undefined, scope: MemoryScope): string | undefined {
   if (!state || state.entries.length === 0) return undefined;
-  const shared = state.target === "memory" && !scope.ownDirs.includes(scope.memoryDir);
+  const shared = !scope.ownDirs.includes(state.target === "memory" ? scope.memoryDir : scope.userDir);
   const heading = shared ? `${title} (shared by this chat, ${state.fileName}):` : `${title} (${state.fileName}):`;
   return [heading, ...state.entries.map((entry) => `§ ${entry}`)].join("\n");
 }
