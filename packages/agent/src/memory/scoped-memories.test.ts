@@ -157,6 +157,20 @@ describe("ScopedMemories", () => {
     await memories.shutdown();
   });
 
+  it("after a restart, forget sets up the person's uncached shared-chat scopes only to forget them, never another member's", async () => {
+    const memories = scopes();
+    const otherChat = memoryScopeOf("user", root, { platform: "telegram", userId: "1", chatId: "-200", sharedSession: true, directChat: false });
+    RecordingProvider.log = [];
+    await memories.forget(userScope("1"), [groupScope("1"), otherChat, groupScope("2"), groupScope("1")]);
+    expect(RecordingProvider.log.sort()).toEqual(
+      [`forget ${groupScope("1").id}`, `forget ${otherChat.id}`, "forget user:telegram:1", `shutdown ${groupScope("1").id}`, `shutdown ${otherChat.id}`].sort(),
+    );
+    RecordingProvider.log = [];
+    await memories.shutdown();
+    // Only the scope /forget came from stays cached; the others were shut down right after forgetting.
+    expect(RecordingProvider.log).toEqual(["shutdown user:telegram:1"]);
+  });
+
   it("forget of a group's pair in chat mode erases nothing, not even the provider's entries for the chat", async () => {
     const memories = scopes();
     const chat = memoryScopeOf("chat", root, { platform: "telegram", userId: "1", chatId: "-100", sharedSession: false, directChat: false });

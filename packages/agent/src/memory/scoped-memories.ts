@@ -27,6 +27,8 @@ interface Cached {
 
 const DEFAULT_LIMIT = 500;
 const SESSIONS_REMEMBERED = 32;
+/** Most scopes outside the cache that one forget sets up (each only for its provider's forget, within its timeout). */
+const MAX_UNCACHED_FORGOTTEN = 200;
 
 /**
  * One MemoryManager per memory scope, so each scope has its own frozen prompt snapshot and its own dirty flag: one
@@ -102,24 +104,47 @@ export class ScopedMemories {
 
   /**
    * Erases the person's files of the scope and what the external provider keeps for it, then re-takes the snapshot
-   * of every cached scope that showed those files, so the erased entries leave their prompts at once.
+   * of every cached scope that showed those files, so the erased entries leave their prompts at once. `alsoScopes`
+   * are the person's other scopes known from elsewhere (the shared chats the store saw them in, which this process
+   * may never have set up); one that is not the same person's is ignored. True when a file was there to erase.
    */
-  async forget(scope: MemoryScope): Promise<void> {
+  async forget(scope: MemoryScope, alsoScopes: readonly MemoryScope[] = []): Promise<boolean> {
     // A scope that owns nothing (a group's pair in chat mode) is not one person's to erase, nor its provider's entries.
-    if (scope.ownDirs.length === 0) return;
+    if (scope.ownDirs.length === 0) return false;
     // The person's provider entries live under each of their scopes (their own, and one per shared chat they were
-    // in): all of those this process knows are forgotten, not only the one /forget was sent from.
+    // in): all of those are forgotten, not only the one /forget was sent from.
     const targets = new Map<string, MemoryScope>([[scope.id, scope]]);
     if (scope.ownScope) targets.set(scope.ownScope.id, scope.ownScope);
     for (const entry of [...this.cached.values()]) if (sameOwner(entry.scope, scope)) targets.set(entry.scope.id, entry.scope);
     for (const target of targets.values()) await (await this.managerFor(target)).forgetExternal();
-    await forgetMemoryFiles(scope);
+    const uncached = alsoScopes.filter((other) => sameOwner(other, scope) && !targets.has(other.id) && !this.cached.has(other.id));
+    await this.forgetUncached([...new Map(uncached.map((other) => [other.id, other])).values()].slice(0, MAX_UNCACHED_FORGOTTEN));
+    const existed = await forgetMemoryFiles(scope);
     const erased = new Set(scope.ownDirs);
     await Promise.all(
       [...this.cached.values()]
         .filter((entry) => erased.has(entry.scope.memoryDir) || erased.has(entry.scope.userDir))
         .map(async (entry) => (await entry.manager).refreshSnapshot()),
     );
+    return existed;
+  }
+
+  /** Sets up each scope's manager only to have its provider forget, then shuts it down (it is not kept). */
+  private async forgetUncached(scopes: readonly MemoryScope[]): Promise<void> {
+    for (const scope of scopes) {
+      let manager: MemoryManager;
+      try {
+        manager = await this.options.create(scope);
+      } catch (error) {
+        this.logger.warn("memory scope could not be set up to forget it", { scope: scope.id, error });
+        continue;
+      }
+      try {
+        await manager.forgetExternal();
+      } finally {
+        await this.shutdownOne({ scope, manager: Promise.resolve(manager), sessions: [] });
+      }
+    }
   }
 
   async shutdown(): Promise<void> {
