@@ -13,6 +13,7 @@ export interface Database {
   pairing_failures: PairingFailuresTable;
   chat_settings: ChatSettingsTable;
   tool_checkpoints: ToolCheckpointsTable;
+  run_steps: RunStepsTable;
 }
 
 export interface SessionsTable {
@@ -139,5 +140,14 @@ export interface ToolCheckpointsTable {
   status: string;
   result: string;
   duration_ms: number;
+  created_at: number;
+}
+
+/** Migration 0005: the model replies of the steps of runs not completed yet. */
+export interface RunStepsTable {
+  id: Generated<number>;
+  inbound_id: number;
+  step: number;
+  message: string;
   created_at: number;
 }

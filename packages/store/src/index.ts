@@ -13,7 +13,7 @@ export type { RunUsage, UsageRepository, UsageTotals } from "./usage.js";
 export type { ApprovedUserInput, NewPairingRequest, PairingRepository } from "./pairing.js";
 export type { ChatSettings, ChatSettingsRepository, MentionMode } from "./chat-settings.js";
 export type { RetentionCounts, RetentionPolicy, RetentionRepository } from "./retention.js";
-export type { NewToolCheckpoint, ToolCheckpoint, ToolCheckpointRepository } from "./tool-checkpoints.js";
+export type { NewToolCheckpoint, RunStep, ToolCheckpoint, ToolCheckpointRepository } from "./tool-checkpoints.js";
 export type { CompleteRun, CompleteRunInput, CompleteRunResult } from "./complete-run.js";
 export { sessionSearchTool } from "./session-search-tool.js";
 export { estimateTokens, searchableText } from "./message-text.js";

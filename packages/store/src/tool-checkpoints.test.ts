@@ -107,4 +107,45 @@ describe("tool checkpoints", () => {
     }
     expect((await store.toolCheckpoints.forRun(inboundId)).map((c) => c.toolCallId)).toEqual(["call_2"]);
   });
+
+  it("keep a run's model replies by step; saving a step replaces it and every later one", async () => {
+    const { store } = await fixtures.openNew();
+    const { inboundId } = await runningInbound(store);
+    const reply = (text: string) => ({ role: "assistant", content: [{ type: "text", text }] });
+    expect(await store.toolCheckpoints.recordStep({ inboundId, step: 1, message: reply("one") })).toEqual({ saved: true });
+    await store.toolCheckpoints.recordStep({ inboundId, step: 2, message: reply("two") });
+    await store.toolCheckpoints.recordStep({ inboundId, step: 3, message: reply("three") });
+    expect(await store.toolCheckpoints.stepsForRun(inboundId)).toEqual([
+      { step: 1, message: reply("one") },
+      { step: 2, message: reply("two") },
+      { step: 3, message: reply("three") },
+    ]);
+
+    // A re-execution that asked the model afresh at step 2 went another way: the old step 3 is not part of it.
+    await store.toolCheckpoints.recordStep({ inboundId, step: 2, message: reply("two, again") });
+    expect(await store.toolCheckpoints.stepsForRun(inboundId)).toEqual([{ step: 1, message: reply("one") }, { step: 2, message: reply("two, again") }]);
+  });
+
+  it("drop a run's model replies with its checkpoints when it completes or is given up, and skip a damaged one", async () => {
+    const { store, file } = await fixtures.openNew();
+    const { session, inboundId } = await runningInbound(store);
+    await store.toolCheckpoints.recordStep({ inboundId, step: 1, message: { role: "assistant" } });
+    await store.toolCheckpoints.recordStep({ inboundId, step: 2, message: { role: "assistant" } });
+    const sqlite = new BetterSqlite3(file);
+    try {
+      sqlite.prepare("UPDATE run_steps SET message = '{not json' WHERE step = 1").run();
+    } finally {
+      sqlite.close();
+    }
+    expect((await store.toolCheckpoints.stepsForRun(inboundId)).map((s) => s.step)).toEqual([2]);
+
+    expect(await store.completeRun({ inboundId, sessionId: session.id, messages: [], deliveries: [] })).toMatchObject({ ok: true });
+    expect(await store.toolCheckpoints.stepsForRun(inboundId)).toEqual([]);
+    expect(await store.toolCheckpoints.recordStep({ inboundId, step: 3, message: {} })).toEqual({ saved: false });
+
+    const second = await runningInbound(store, "m4");
+    await store.toolCheckpoints.recordStep({ inboundId: second.inboundId, step: 1, message: {} });
+    await store.inbound.setStatus(second.inboundId, "failed");
+    expect(await store.toolCheckpoints.stepsForRun(second.inboundId)).toEqual([]);
+  });
 });

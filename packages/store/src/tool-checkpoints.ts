@@ -22,6 +22,12 @@ export interface NewToolCheckpoint extends ToolCheckpoint {
   inboundId: number;
 }
 
+/** A step's model reply; `message` is whatever JSON was saved, for the agent core to check before using it. */
+export interface RunStep {
+  step: number;
+  message: unknown;
+}
+
 export interface ToolCheckpointRepository {
   /**
    * Saves one finished call while its run is still open (the inbound is queued or running); a call that finishes
@@ -30,6 +36,13 @@ export interface ToolCheckpointRepository {
   record(checkpoint: NewToolCheckpoint): Promise<{ saved: boolean }>;
   /** The run's saved calls in the order they were saved. */
   forRun(inboundId: number): Promise<ToolCheckpoint[]>;
+  /**
+   * Saves a step's model reply while the run is open. It replaces that step and every later one: a step asked afresh
+   * starts a new path, and replies saved for later steps of the old path must not be replayed after it.
+   */
+  recordStep(step: RunStep & { inboundId: number }): Promise<{ saved: boolean }>;
+  /** The run's saved model replies by step; unreadable ones are left out. */
+  stepsForRun(inboundId: number): Promise<RunStep[]>;
 }
 
 const OPEN_STATUSES: InboundStatus[] = ["queued", "running"];
@@ -59,6 +72,29 @@ export function createToolCheckpointRepository(ctx: StoreContext): ToolCheckpoin
       });
     },
 
+    async recordStep({ inboundId, step, message }) {
+      return exec.write(() => {
+        const open = exec.first(db.selectFrom("inbound").select("id").where("id", "=", inboundId).where("status", "in", OPEN_STATUSES));
+        if (open === undefined) return { saved: false };
+        exec.run(db.deleteFrom("run_steps").where("inbound_id", "=", inboundId).where("step", ">=", step));
+        exec.run(db.insertInto("run_steps").values({ inbound_id: inboundId, step, message: JSON.stringify(message), created_at: ctx.now() }));
+        return { saved: true };
+      });
+    },
+
+    async stepsForRun(inboundId) {
+      const rows = exec.all(db.selectFrom("run_steps").selectAll().where("inbound_id", "=", inboundId).orderBy("step"));
+      const steps: RunStep[] = [];
+      for (const row of rows) {
+        try {
+          steps.push({ step: row.step, message: JSON.parse(row.message) as unknown });
+        } catch {
+          ctx.logger.warn("unreadable run step skipped", { inboundId, step: row.step });
+        }
+      }
+      return steps;
+    },
+
     async forRun(inboundId) {
       const rows = exec.all(db.selectFrom("tool_checkpoints").selectAll().where("inbound_id", "=", inboundId).orderBy("id"));
       const checkpoints: ToolCheckpoint[] = [];
@@ -73,9 +109,10 @@ export function createToolCheckpointRepository(ctx: StoreContext): ToolCheckpoin
   };
 }
 
-/** Runs inside completeRun's transaction: a finished run's checkpoints have done their job. */
+/** Runs inside completeRun's transaction: a finished run's checkpoints and recorded steps have done their job. */
 export function clearToolCheckpoints(ctx: StoreContext, inboundId: number): void {
   ctx.exec.run(ctx.db.deleteFrom("tool_checkpoints").where("inbound_id", "=", inboundId));
+  ctx.exec.run(ctx.db.deleteFrom("run_steps").where("inbound_id", "=", inboundId));
 }
 
 function toToolCheckpoint(row: Selectable<ToolCheckpointsTable>): ToolCheckpoint | undefined {

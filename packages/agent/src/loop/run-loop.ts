@@ -10,7 +10,7 @@ import { runGraceCall, type GraceCause } from "./grace.js";
 import type { LoopDeps, LoopOutcome } from "./loop-deps.js";
 import { modelContext } from "./model-context.js";
 import { compressProactively } from "./proactive-compression.js";
-import { callWithRecovery } from "./resilient-call.js";
+import { callWithRecovery, type RecoveredCall } from "./resilient-call.js";
 import { assistantText, type RunStopReason } from "./result.js";
 import { recordModelAttempt } from "./run-metrics.js";
 import { runStepTools } from "./step.js";
@@ -85,13 +85,19 @@ export async function runAgentLoop(prior: readonly Message[], input: UserMessage
     }
 
     const sentTail = tail;
-    const call = await callWithRecovery(
-      deps.state,
-      history,
-      (messages) => modelContext(messages, { systemPrompt: deps.systemPrompt, tools: modelTools, input, ephemeralContext: deps.ephemeralContext, tail: sentTail }),
-      { ...deps, step, onAttempt: (message, binding) => recordModelAttempt(deps, message, binding) },
-    );
+    // A re-executed run takes the replies its earlier attempt got (already streamed then) instead of asking again.
+    const recorded = deps.checkpoints?.recordedStep?.(step);
+    const call: RecoveredCall = recorded
+      ? { ok: true, message: recorded, messages: history, compacted: false }
+      : await callWithRecovery(
+        deps.state,
+        history,
+        (messages) => modelContext(messages, { systemPrompt: deps.systemPrompt, tools: modelTools, input, ephemeralContext: deps.ephemeralContext, tail: sentTail }),
+        { ...deps, step, onAttempt: (message, binding) => recordModelAttempt(deps, message, binding) },
+      );
     tail = [];
+    if (recorded) deps.logger.info("model reply of this step replayed from the run's earlier attempt", { step });
+    else if (call.ok) await recordStep(deps, step, call.message);
     if (!call.ok && call.code === "ABORT") return stopped();
     if (call.compacted) {
       history = call.messages;
@@ -148,5 +154,15 @@ export async function runAgentLoop(prior: readonly Message[], input: UserMessage
     const results = await runStepTools(toolCalls, step, toolsByName, deps);
     history = [...history, ...results];
     await reportStep(deps, step, stepText, toolCalls, reply);
+  }
+}
+
+/** Saved before the step's tools run, so a crash from here on replays this reply and its finished calls. */
+async function recordStep(deps: LoopDeps, step: number, message: AssistantMessage): Promise<void> {
+  try {
+    await deps.checkpoints?.recordStep?.(step, message);
+  } catch (error) {
+    // As with tool checkpoints, the answer matters more than crash safety.
+    deps.logger.error("model reply not saved; a re-execution of this run would ask the model again", { step, error });
   }
 }

@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
+import type { AssistantMessage } from "@mariozechner/pi-ai";
 import { callKey } from "./call-key.js";
+import { recordedAssistantMessage } from "./recorded-step.js";
 import type { ToolResult } from "./types.js";
 
 /** One tool call of a run, as the executor knows it when it is about to run it. */
@@ -31,6 +33,20 @@ export interface CheckpointedOutcome {
 export interface ToolCheckpoints {
   recorded(call: CheckpointedCall): CheckpointedOutcome | undefined;
   record(call: CheckpointedCall, outcome: CheckpointedOutcome): Promise<void>;
+  /**
+   * The model reply an earlier attempt got at this step, used instead of asking the model again (so the step's calls
+   * keep their ids and replay their results). Only the unbroken run of recorded steps from step 1 is replayed: once a
+   * step is asked afresh, later recorded steps belong to another path and are not used.
+   */
+  recordedStep?(step: number): AssistantMessage | undefined;
+  /** Saves a step's model reply before anything acts on it; replaces that step and any later ones saved before. */
+  recordStep?(step: number, message: AssistantMessage): Promise<void>;
+}
+
+/** A model reply as the embedding application stores it; `message` is parsed JSON, checked again when read. */
+export interface StoredRunStep {
+  step: number;
+  message: unknown;
 }
 
 /** A finished call as the embedding application stores it (the store's tool_checkpoints row). */
@@ -56,9 +72,10 @@ const REPLAYABLE = new Set<string>(["ok", "error", "timeout"]);
  * Checkpoints for one attempt of a run: `saved` is what earlier attempts of the same run recorded, `persist` saves a
  * new one.
  *
- * Matching a call to a saved one. The model is asked again after a crash, so the calls of the new attempt are new
- * model output: a provider that numbers calls itself ("call_0") repeats ids, a real one makes fresh ids every time.
- * So a saved outcome is replayed for a call that has
+ * `steps` keeps each step's model reply: a new attempt replays them (recordedStep) instead of asking the model, so
+ * its calls carry the recorded ids. Past the recorded steps (or without `steps`) the calls are new model output: a
+ * provider that numbers calls itself ("call_0") repeats ids, a real one makes fresh ids every time. So a saved
+ * outcome is replayed for a call that has
  *   1. the same call id, tool name and arguments, or else
  *   2. the same step, position in its response, tool name and arguments.
  * Name and arguments must always agree: a model that takes another path in the new attempt gets its new calls run.
@@ -68,7 +85,10 @@ const REPLAYABLE = new Set<string>(["ok", "error", "timeout"]);
 export function replayingCheckpoints(
   saved: readonly StoredToolCheckpoint[],
   persist: (checkpoint: StoredToolCheckpoint) => Promise<void>,
+  steps?: { saved: readonly StoredRunStep[]; persist: (step: StoredRunStep) => Promise<void> },
 ): ToolCheckpoints {
+  const savedSteps = new Map((steps?.saved ?? []).map((s) => [s.step, s.message]));
+  let replayingSteps = savedSteps.size > 0;
   const unused = saved.filter((checkpoint) => REPLAYABLE.has(checkpoint.status));
   const take = (index: number): CheckpointedOutcome | undefined => {
     if (index < 0) return undefined;
@@ -76,6 +96,16 @@ export function replayingCheckpoints(
     return checkpoint && { status: checkpoint.status as CheckpointedStatus, result: checkpoint.result, durationMs: checkpoint.durationMs };
   };
   return {
+    recordedStep(step) {
+      if (!replayingSteps) return undefined;
+      // A malformed reply counts as missing: the model is asked, and this attempt goes its own way from there.
+      const message = recordedAssistantMessage(savedSteps.get(step));
+      if (!message) replayingSteps = false;
+      return message;
+    },
+    async recordStep(step, message) {
+      if (steps) await steps.persist({ step, message });
+    },
     recorded(call) {
       const hash = argumentsHash(call.toolName, call.arguments);
       const same = (c: StoredToolCheckpoint): boolean => c.toolName === call.toolName && c.argumentsHash === hash;

@@ -3,6 +3,7 @@ import { initialMigration } from "./0001-initial.js";
 import { pairingMigration } from "./0002-pairing.js";
 import { traceContextMigration } from "./0003-trace-context.js";
 import { toolCheckpointsMigration } from "./0004-tool-checkpoints.js";
+import { runStepsMigration } from "./0005-run-steps.js";
 
 /** Every schema version in order. Names sort in apply order; never rename or edit one that has shipped. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
@@ -10,6 +11,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ["0002_pairing", pairingMigration],
   ["0003_trace_context", traceContextMigration],
   ["0004_tool_checkpoints", toolCheckpointsMigration],
+  ["0005_run_steps", runStepsMigration],
 ];
 
 export function migrationNames(): string[] {
