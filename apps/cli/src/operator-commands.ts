@@ -1,5 +1,5 @@
 import { silentLogger, type Logger } from "@hermes/agent";
-import { BUNDLED_HOOKS_DIR, PairingService, bootstrap, reportIssue } from "@hermes/gateway";
+import { BUNDLED_HOOKS_DIR, PairingService, bootstrap, groupChatsOf, reportIssue, type GatewayConfig } from "@hermes/gateway";
 import { tryOpenStore, type Store } from "@hermes/store";
 import type { ParsedCommand } from "./cli/command-spec.js";
 import { executeHooksCommand } from "./hooks/hooks-command.js";
@@ -15,14 +15,14 @@ export interface OperatorIo {
 }
 
 /** Runs an operator command against the state database the gateway uses, closing it afterwards. */
-async function withStateStore(io: OperatorIo, run: (store: Store, logger: Logger) => Promise<number>): Promise<number> {
+async function withStateStore(io: OperatorIo, run: (store: Store, logger: Logger, config: GatewayConfig) => Promise<number>): Promise<number> {
   const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.stderr, logName: "cli", traces: false });
   if (!boot.ok) return boot.exitCode;
   const { config, logger } = boot.value;
   const opened = await tryOpenStore({ file: config.paths.stateDb, logger });
   if (!opened.ok) return reportIssue(io.stderr, { setting: "HERMES_HOME", message: `cannot open ${config.paths.stateDb}: ${opened.error.message}` });
   try {
-    return await run(opened.store, logger);
+    return await run(opened.store, logger, config);
   } finally {
     await opened.store.close();
   }
@@ -40,12 +40,23 @@ export function sessionsCommand(command: ParsedCommand, io: OperatorIo): Promise
   return withStateStore(io, (store) => executeSessionsCommand(command, { stdout: io.stdout, stderr: io.stderr, store }));
 }
 
-/** `hermes memory …`: show or erase what the bot keeps about one person. */
+/** `hermes memory …`: show or erase what the bot keeps about one person; forget asks the state database where they talked. */
 export async function memoryCommand(command: ParsedCommand, io: OperatorIo): Promise<number> {
+  const memoryIo = (config: GatewayConfig, logger: Logger, groupChats: (platform: string, userId: string) => Promise<string[]>) => ({
+    stdout: io.stdout,
+    stderr: io.stderr,
+    home: config.home,
+    memoryDir: config.paths.memory,
+    logger,
+    memoryScope: config.memoryScope,
+    groupChatsOf: groupChats,
+  });
+  if (command.spec.name === "forget") {
+    return withStateStore(io, (store, logger, config) => executeMemoryCommand(command, memoryIo(config, logger, (platform, userId) => groupChatsOf(store, platform, userId))));
+  }
   const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.stderr, logName: "cli", traces: false });
   if (!boot.ok) return boot.exitCode;
-  const { config, logger } = boot.value;
-  return executeMemoryCommand(command, { stdout: io.stdout, stderr: io.stderr, home: config.home, memoryDir: config.paths.memory, logger });
+  return executeMemoryCommand(command, memoryIo(boot.value.config, boot.value.logger, async () => []));
 }
 
 /** `hermes hooks …`: list, enable, disable, install and test hooks; the running gateway picks changes up by itself. */

@@ -1,14 +1,16 @@
 import {
   MemoryManager,
+  ScopedMemories,
   discoverMemoryProviders,
-  forgetMemoryFiles,
   readMemoryScope,
   userMemoryProvidersDir,
   userMemoryScope,
   type Logger,
   type MemoryFileState,
   type MemoryScope,
+  type MemoryScopeMode,
 } from "@hermes/agent";
+import { sharedChatScopesOf } from "@hermes/gateway";
 import { booleanOption, EXIT_OK, EXIT_USAGE, type ParsedCommand } from "../cli/command-spec.js";
 import { formatGroupHelp } from "../cli/usage.js";
 import { MEMORY_GROUP } from "./memory-spec.js";
@@ -19,6 +21,10 @@ interface MemoryIo {
   home: string;
   memoryDir: string;
   logger: Logger;
+  /** HERMES_MEMORY_SCOPE: in `user` mode a person also has a scope per shared chat, whose provider entries go too. */
+  memoryScope: MemoryScopeMode;
+  /** The group chats the state database saw the person in (only `forget` asks). */
+  groupChatsOf(platform: string, userId: string): Promise<string[]>;
 }
 
 /** Runs a `hermes memory` command line that already fits `MEMORY_GROUP`. */
@@ -29,8 +35,10 @@ export async function executeMemoryCommand(command: ParsedCommand, io: MemoryIo)
     io.stderr.write(`The person must be <platform:userId>, e.g. telegram:42.\n\n${formatGroupHelp(MEMORY_GROUP)}\n`);
     return EXIT_USAGE;
   }
-  const scope = userMemoryScope(io.memoryDir, target.slice(0, at), target.slice(at + 1));
-  if (command.spec.name === "forget") return forget(scope, target, io);
+  const platform = target.slice(0, at);
+  const userId = target.slice(at + 1);
+  const scope = userMemoryScope(io.memoryDir, platform, userId);
+  if (command.spec.name === "forget") return forget(scope, { platform, userId }, target, io);
   return show(scope, target, io, booleanOption(command.values, "json"));
 }
 
@@ -53,20 +61,28 @@ async function show(scope: MemoryScope, who: string, io: MemoryIo, json: boolean
   return EXIT_OK;
 }
 
-async function forget(scope: MemoryScope, who: string, io: MemoryIo): Promise<number> {
-  // The external provider (if any) forgets the person's own scope, as /forget confirm does in their chat.
+async function forget(scope: MemoryScope, person: { platform: string; userId: string }, who: string, io: MemoryIo): Promise<number> {
+  // The external provider (if any) forgets the person's own scope and their scope in each shared chat, as
+  // /forget confirm does in their chat; each is set up just for that and shut down again.
+  const memories = new ScopedMemories({ logger: io.logger, create: (each) => scopeManager(each, io) });
+  let erased: boolean;
+  try {
+    const groupChatIds = await io.groupChatsOf(person.platform, person.userId);
+    erased = await memories.forget(scope, sharedChatScopesOf(io.memoryScope, io.memoryDir, { ...person, groupChatIds }));
+  } finally {
+    await memories.shutdown();
+  }
+  io.stdout.write(erased ? `Erased the memory of ${printable(who)}.\n` : `Nothing was saved for ${printable(who)}; nothing to erase.\n`);
+  return EXIT_OK;
+}
+
+/** A scope's manager as the gateway sets it up: its built-in files and the external provider with the scope id. */
+async function scopeManager(scope: MemoryScope, io: MemoryIo): Promise<MemoryManager> {
   const manager = new MemoryManager({ memoryDir: scope.memoryDir, userDir: scope.userDir, scopeId: scope.id, logger: io.logger });
   const plugins = await discoverMemoryProviders({ dirs: [userMemoryProvidersDir(io.home)], context: manager.context, logger: io.logger });
   for (const provider of plugins.providers) manager.addProvider(provider);
   await manager.initialize();
-  try {
-    await manager.forgetExternal();
-  } finally {
-    await manager.shutdown();
-  }
-  const erased = await forgetMemoryFiles(scope);
-  io.stdout.write(erased ? `Erased the memory of ${printable(who)}.\n` : `Nothing was saved for ${printable(who)}; nothing to erase.\n`);
-  return EXIT_OK;
+  return manager;
 }
 
 // Entries were written by the model from chat text: terminal control characters are not passed to the terminal.

@@ -10,6 +10,7 @@ import {
   type AnyToolDefinition,
   type Logger,
   type MemoryScope,
+  type MemoryScopeMode,
 } from "@hermes/agent";
 import type { GatewayConfig } from "../config/gateway-config.js";
 import type { InboundMessage } from "../core/inbound.js";
@@ -31,9 +32,19 @@ export interface GatewayMemory {
   managersOf(sessionId: string): Promise<MemoryManager[]>;
   /** The conversation ended (`/new`, `/reset`): its scopes' providers, and those of `endedBy`, get `onSessionEnd`. */
   endSession(sessionId: string, endedBy?: MemoryScope): Promise<void>;
-  /** Erases the scope's own files and the external provider's entries for it. */
-  forget(scope: MemoryScope): Promise<void>;
+  /**
+   * Erases the scope's own files and the external provider's entries for it; given the person and the group chats
+   * they were seen in, also the provider entries of their scope in each of those chats (set up just for that).
+   */
+  forget(scope: MemoryScope, person?: PersonInChats): Promise<void>;
   shutdown(): Promise<void>;
+}
+
+/** A person and the group chats the store saw them in. */
+export interface PersonInChats {
+  platform: string;
+  userId: string;
+  groupChatIds: readonly string[];
 }
 
 type MemoryConfig = Pick<GatewayConfig, "home" | "paths" | "memoryScope" | "sessionScope">;
@@ -71,9 +82,19 @@ export function createGatewayMemory(config: MemoryConfig, options: { logger: Log
     managerFor: (scope) => scopes.managerFor(scope),
     managersOf: (sessionId) => scopes.managersOf(sessionId),
     endSession: (sessionId, endedBy) => scopes.endSession(sessionId, endedBy),
-    forget: (scope) => scopes.forget(scope),
+    forget: async (scope, person) => {
+      await scopes.forget(scope, person ? sharedChatScopesOf(config.memoryScope, memoryRoot, person) : []);
+    },
     shutdown: () => scopes.shutdown(),
   };
+}
+
+/** The person's scope in each of the chats as a shared session there has it (only `user` mode has such scopes). */
+export function sharedChatScopesOf(mode: MemoryScopeMode, memoryRoot: string, person: PersonInChats): MemoryScope[] {
+  if (mode !== "user") return [];
+  return person.groupChatIds.map((chatId) =>
+    memoryScopeOf(mode, memoryRoot, { platform: person.platform, userId: person.userId, chatId, sharedSession: true, directChat: false }),
+  );
 }
 
 /** The start-up line saying whether the old global MEMORY.md/USER.md are used. */

@@ -1,4 +1,5 @@
 import { readMemoryScope, type MemoryFileState, type MemoryScope } from "@hermes/agent";
+import { groupChatsOf } from "../agent/person-chats.js";
 import type { CommandContext, CommandDefinition } from "./types.js";
 
 const NO_MEMORY = "Memory is not available in this bot.";
@@ -32,7 +33,9 @@ export const memoryCommands: CommandDefinition[] = [
       const scope = context.memory.scopeOf(context.message);
       if (scope.ownDirs.length === 0) return NOT_YOURS;
       if (context.args.trim().toLowerCase() !== "confirm") return explainForget(scope, context);
-      await context.memory.forget(scope);
+      // Another process (a restart, a worker) may have served the person's shared chats: the store says which.
+      const { platform, user } = context.message;
+      await context.memory.forget(scope, { platform, userId: user.id, groupChatIds: await groupChatsOf(context.store, platform, user.id) });
       return "Done: your memory files are erased (and whatever the memory provider kept for you). Your conversations themselves are kept; send /new to start a fresh one.";
     },
   },

@@ -1,4 +1,5 @@
 import type { MemoryScope } from "@hermes/agent";
+import type { PersonInChats } from "../agent/memory-scopes.js";
 import type { InboundMessage } from "../core/inbound.js";
 import type { GatewayStore, HookPort, RunQueuePort } from "../core/ports.js";
 
@@ -32,7 +33,8 @@ export interface CommandContext {
 /** What /memory, /forget and /new need: whose scope a message is in, erasing one, telling memory a session ended. */
 export interface MemoryCommandsPort {
   scopeOf(message: InboundMessage): MemoryScope;
-  forget(scope: MemoryScope): Promise<void>;
+  /** Erases the scope; `person` names the group chats whose scopes of theirs the provider forgets too. */
+  forget(scope: MemoryScope, person?: PersonInChats): Promise<void>;
   endSession(sessionId: string, endedBy?: MemoryScope): Promise<void>;
 }
 
