@@ -5,6 +5,7 @@ import { describeReadFailure, isMissingFile } from "./file-errors.js";
 import type { RawSetting } from "./setting-reader.js";
 import { PROVIDER_KEY_NAMES } from "@hermes/agent";
 import { isSettingName, SETTINGS } from "./settings.js";
+import { editDistance } from "./edit-distance.js";
 
 export interface ConfigYaml {
   /** Settings (and provider API keys such as ANTHROPIC_API_KEY) with a value; a null or empty value counts as unset. */
@@ -125,17 +126,4 @@ function closestSettingName(name: string): string | undefined {
     if (distance <= 2 && (!best || distance < best.distance)) best = { name: setting.name, distance };
   }
   return best?.name;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }

@@ -1,3 +1,5 @@
+import { editDistance } from "../config/edit-distance.js";
+
 /** The candidates closest to a mistyped word: within a few edits, or containing it (or contained in it). */
 export function closestMatches(word: string, candidates: readonly string[], limit = 3): string[] {
   const wanted = word.toLowerCase();
@@ -17,17 +19,4 @@ export function didYouMean(word: string, candidates: readonly string[]): string 
   const quoted = close.map((name) => JSON.stringify(name));
   const last = quoted.pop() ?? "";
   return ` Did you mean ${quoted.length > 0 ? `${quoted.join(", ")} or ${last}` : last}?`;
-}
-
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
