@@ -1,19 +1,9 @@
-import type { App, Logger as BoltLogger, Receiver, ReceiverEvent } from "@slack/bolt";
-import type { Logger } from "@hermes/agent";
-import type { ConnectionStatus } from "./connection-status.js";
-import type { RetryPolicy } from "./retry-policy.js";
+import type { App, Receiver, ReceiverEvent } from "@slack/bolt";
 import { isRecord } from "./slack-events.js";
-import { SocketModeConnection } from "./socket-mode-connection.js";
+import { SocketModeConnection, type SocketModeConnectionOptions } from "./socket-mode-connection.js";
 
-export interface SlackSocketReceiverOptions {
-  appToken: string;
-  apiUrl: string | undefined;
-  logger: Logger;
-  boltLogger: BoltLogger;
-  status: ConnectionStatus;
-  retry: RetryPolicy;
-  now: () => number;
-}
+/** The connection's own options, less the envelope callback the receiver supplies. */
+export type SlackSocketReceiverOptions = Omit<SocketModeConnectionOptions, "onEnvelope">;
 
 type EnvelopeAck = (response?: Record<string, unknown>) => Promise<void>;
 
