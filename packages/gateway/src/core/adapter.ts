@@ -11,12 +11,48 @@ export interface OutboundMessage {
   text: string;
   /** "markdown": the adapter may convert it to its platform's markup; "plain": send the text as it is. */
   format: "markdown" | "plain";
+  /**
+   * Stable per delivered part (`d<deliveryId>p<part>`), the same on every attempt and after a restart. Adapters whose
+   * platform deduplicates by a client key use it (Discord's nonce), so a resent part never shows twice.
+   */
+  idempotencyKey?: string;
 }
 
 /** Result of a send. A connection error may be retried; a rejection (bad markup, forbidden) may not. */
 export type SendResult =
   | { ok: true; messageId?: string }
-  | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
+  | {
+      ok: false;
+      retryable: boolean;
+      error: string;
+      retryAfterMs?: number;
+      /**
+       * The request may have reached the platform (e.g. a timeout after it was sent), so the message may exist. The
+       * gateway resends it as a retryable failure; `deliveryGuarantee` says whether that can show twice.
+       */
+      ambiguous?: boolean;
+    };
+
+/** A token bucket: `ratePerSecond` refill, at most `burst` sends at once. */
+export interface RateLimit {
+  ratePerSecond: number;
+  burst: number;
+}
+
+/**
+ * A platform's published send limits, which the gateway paces every send, typing action and acknowledgement to
+ * (instead of running into 429s). Omitted parts are not paced (e.g. discord.js keeps Discord's buckets itself).
+ */
+export interface PacingRules {
+  /** Per chat (Telegram: about 1/s with bursts of 3; Slack: about 1/s per channel). */
+  perChat?: RateLimit;
+  /** Per group chat, on top of `perChat` (Telegram: 20/min). */
+  perGroup?: RateLimit;
+  /** For the whole bot (Telegram: 30/s). */
+  global?: RateLimit;
+  /** Which chat ids are groups, for `perGroup` (Telegram: negative ids). */
+  isGroup?(chatId: string): boolean;
+}
 
 /**
  * How an adapter's connection to its platform is doing, as shown in /healthz, /readyz and `hermes_adapter_up`:
@@ -61,6 +97,13 @@ export interface PlatformAdapter {
   readonly platform: string;
   /** Largest message the platform accepts, in UTF-16 code units (Telegram 4096, Discord 2000, …). */
   readonly textLimit: number;
+  /** Send limits the gateway paces to; none means the adapter (or its library) paces itself. */
+  readonly pacing?: PacingRules;
+  /**
+   * What a send after an ambiguous failure can do: "exactly-once" when the platform deduplicates by
+   * `idempotencyKey` (Discord's nonce), "at-least-once" when a resend may show a part twice (default).
+   */
+  readonly deliveryGuarantee?: "exactly-once" | "at-least-once";
   start(context: AdapterContext): Promise<void>;
   /** Stops taking new messages; in-flight sends may finish. */
   stop(): Promise<void>;
