@@ -5,7 +5,7 @@ import { sessionStatements } from "./sessions.js";
 import type { StoreContext } from "./store-context.js";
 import { clearToolCheckpoints } from "./tool-checkpoints.js";
 import type { NewDelivery } from "./types.js";
-import { addUsage, type RunUsage } from "./usage.js";
+import { addDailyUsage, addUsage, type RunUsage, type UsageOwner } from "./usage.js";
 
 export interface CompleteRunInput {
   inboundId: number;
@@ -13,6 +13,8 @@ export interface CompleteRunInput {
   /** The run's new transcript entries, appended after the stored ones. */
   messages: readonly Message[];
   usage?: RunUsage;
+  /** The person whose message ran: `usage` is also added to their total for today (daily budgets). */
+  usageOwner?: UsageOwner;
   /** Replies and notices; one without an inboundId answers this run's inbound. */
   deliveries: readonly NewDelivery[];
   /** Final status of the inbound (default "answered"). */
@@ -53,6 +55,7 @@ export function createCompleteRun(ctx: StoreContext): CompleteRun {
       }
       appendMessages(ctx, sessionId, input.messages);
       if (input.usage !== undefined) addUsage(ctx, sessionId, input.usage);
+      if (input.usage !== undefined && input.usageOwner !== undefined) addDailyUsage(ctx, input.usageOwner, input.usage);
       for (const delivery of input.deliveries) {
         insertDelivery(ctx, { ...delivery, inboundId: delivery.inboundId ?? input.inboundId });
       }

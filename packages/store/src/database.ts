@@ -14,6 +14,7 @@ export interface Database {
   chat_settings: ChatSettingsTable;
   tool_checkpoints: ToolCheckpointsTable;
   run_steps: RunStepsTable;
+  user_daily_usage: UserDailyUsageTable;
 }
 
 export interface SessionsTable {
@@ -83,6 +84,13 @@ export interface DeliveriesTable {
   last_error: string | null;
   created_at: number;
   updated_at: number;
+  /** The process sending it now, until `claim_expires_at` (ms); null when nobody does. */
+  claim_owner: string | null;
+  claim_expires_at: number | null;
+  /** Parts of a multi-part reply already sent. */
+  parts_sent: Generated<number>;
+  /** Not sent before this time (ms); null: due now. */
+  next_attempt_at: number | null;
 }
 
 export interface UsageTable {
@@ -150,4 +158,17 @@ export interface RunStepsTable {
   step: number;
   message: string;
   created_at: number;
+}
+
+/** Migration 0007: each user's cost per UTC day (HERMES_DAILY_BUDGET_USD). */
+export interface UserDailyUsageTable {
+  platform: string;
+  user_id: string;
+  /** YYYY-MM-DD in UTC. */
+  day: string;
+  cost_usd: number;
+  runs: number;
+  /** Input, output and cache tokens together. */
+  tokens: number;
+  updated_at: number;
 }

@@ -12,6 +12,22 @@ export interface RunUsage {
 
 export type UsageTotals = Omit<UsageRecord, "sessionId">;
 
+/** Whose run it was: the person whose message ran, not the session (a shared thread has several people). */
+export interface UsageOwner {
+  platform: string;
+  userId: string;
+}
+
+/** One person's spend on one UTC day. */
+export interface DailyUsage {
+  /** YYYY-MM-DD in UTC. */
+  day: string;
+  runs: number;
+  /** Input, output and cache tokens together. */
+  tokens: number;
+  costUsd: number;
+}
+
 export interface UsageRepository {
   /** Adds one run's figures to the session's totals. */
   add(sessionId: string, run: RunUsage): Promise<void>;
@@ -19,6 +35,13 @@ export interface UsageRepository {
   forSession(sessionId: string): Promise<UsageRecord>;
   /** Totals over every session of the user on that platform. */
   forUser(platform: string, userId: string): Promise<UsageTotals>;
+  /** The person's spend on the UTC day `day` (YYYY-MM-DD; see `utcDayOf`), over all their conversations. */
+  forUserOnDay(owner: UsageOwner, day: string): Promise<DailyUsage>;
+}
+
+/** The UTC calendar day of a timestamp, as the daily usage rows are keyed. */
+export function utcDayOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
 }
 
 export function createUsageRepository(ctx: StoreContext): UsageRepository {
@@ -56,6 +79,18 @@ export function createUsageRepository(ctx: StoreContext): UsageRepository {
       );
       return toTotals(row);
     },
+
+    async forUserOnDay(owner, day) {
+      const row = exec.first(
+        db
+          .selectFrom("user_daily_usage")
+          .select(["runs", "tokens", "cost_usd"])
+          .where("platform", "=", owner.platform)
+          .where("user_id", "=", owner.userId)
+          .where("day", "=", day),
+      );
+      return { day, runs: row?.runs ?? 0, tokens: row?.tokens ?? 0, costUsd: row?.cost_usd ?? 0 };
+    },
   };
 }
 
@@ -81,6 +116,32 @@ export function addUsage(ctx: StoreContext, sessionId: string, run: RunUsage): v
           cache_read_tokens: eb("usage.cache_read_tokens", "+", eb.ref("excluded.cache_read_tokens")),
           cache_write_tokens: eb("usage.cache_write_tokens", "+", eb.ref("excluded.cache_write_tokens")),
           cost_usd: eb("usage.cost_usd", "+", eb.ref("excluded.cost_usd")),
+          updated_at: eb.ref("excluded.updated_at"),
+        })),
+      ),
+  );
+}
+
+/** Adds one run to its owner's total for today (the store clock's UTC day). */
+export function addDailyUsage(ctx: StoreContext, owner: UsageOwner, run: RunUsage): void {
+  const now = ctx.now();
+  ctx.exec.run(
+    ctx.db
+      .insertInto("user_daily_usage")
+      .values({
+        platform: owner.platform,
+        user_id: owner.userId,
+        day: utcDayOf(now),
+        cost_usd: run.costUsd,
+        runs: 1,
+        tokens: run.inputTokens + run.outputTokens + run.cacheReadTokens + run.cacheWriteTokens,
+        updated_at: now,
+      })
+      .onConflict((oc) =>
+        oc.columns(["platform", "user_id", "day"]).doUpdateSet((eb) => ({
+          cost_usd: eb("user_daily_usage.cost_usd", "+", eb.ref("excluded.cost_usd")),
+          runs: eb("user_daily_usage.runs", "+", 1),
+          tokens: eb("user_daily_usage.tokens", "+", eb.ref("excluded.tokens")),
           updated_at: eb.ref("excluded.updated_at"),
         })),
       ),
