@@ -15,6 +15,14 @@ export interface CustomModelSpec {
   baseUrl: string;
   contextWindow: number;
   maxTokens: number;
+  /** USD per million tokens; unknown to us otherwise, so free. */
+  price?: ModelPrice;
+}
+
+/** What a model costs in USD per million input and output tokens (cache reads and writes are priced as input). */
+export interface ModelPrice {
+  input: number;
+  output: number;
 }
 
 /** The pi-ai model object for a model served at a custom endpoint, shaped for the protocol it speaks. */
@@ -25,7 +33,7 @@ export function customModel(spec: CustomModelSpec): Model<Api> {
     provider: "custom",
     reasoning: false,
     input: ["text" as const],
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    cost: costOf(spec.price),
     contextWindow: spec.contextWindow,
     maxTokens: spec.maxTokens,
   };
@@ -61,4 +69,9 @@ export function customModel(spec: CustomModelSpec): Model<Api> {
       return model;
     }
   }
+}
+
+function costOf(price: ModelPrice | undefined): Model<Api>["cost"] {
+  if (price === undefined) return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  return { input: price.input, output: price.output, cacheRead: price.input, cacheWrite: price.input };
 }

@@ -71,6 +71,19 @@ describe("resolveModel: custom endpoint", () => {
     expect(explicit.model.maxTokens).toBe(2_048);
   });
 
+  it("is free unless priced, and charges cache tokens as input", () => {
+    expect(binding(resolveModel({ model: "m", baseUrl: "http://127.0.0.1:8000/v1" })).model.cost).toEqual({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+    const priced = binding(resolveModel({ model: "m", baseUrl: "http://127.0.0.1:8000/v1", price: { input: 0.5, output: 1.5 } }));
+    expect(priced.model.cost).toEqual({ input: 0.5, output: 1.5, cacheRead: 0.5, cacheWrite: 0.5 });
+  });
+
+  it("keeps pi-ai's prices for a catalogue model even when a price is given", () => {
+    const listed = binding(resolveModel({ model: "anthropic/claude-sonnet-4-5", apiKey: "sk" })).model.cost;
+    const given = binding(resolveModel({ model: "anthropic/claude-sonnet-4-5", apiKey: "sk", price: { input: 0, output: 0 } })).model.cost;
+    expect(given).toEqual(listed);
+    expect(listed.input).toBeGreaterThan(0);
+  });
+
   it("uses the API key it is given, and a placeholder for an empty one", () => {
     expect(binding(resolveModel({ model: "m", baseUrl: "http://127.0.0.1:1/v1", apiKey: "sk-local" })).apiKey).toBe(
       "sk-local",

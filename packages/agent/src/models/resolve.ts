@@ -1,7 +1,7 @@
 import { getModels, getProviders, type Api, type KnownProvider, type Model } from "@mariozechner/pi-ai";
 import type { ModelBinding } from "../loop/model-call.js";
 import { parseApiKeys } from "./api-keys.js";
-import { customModel, type CustomApi } from "./custom-model.js";
+import { customModel, type CustomApi, type ModelPrice } from "./custom-model.js";
 import { findProviderKey } from "./provider-keys.js";
 
 export interface ModelRequest {
@@ -16,6 +16,8 @@ export interface ModelRequest {
   /** Context window of a custom endpoint model (default 128000). */
   contextWindow?: number;
   maxTokens?: number;
+  /** Price of a custom endpoint model (HERMES_MODEL_PRICE); a catalogue model keeps pi-ai's prices. */
+  price?: ModelPrice;
 }
 
 export type ModelResolution = { ok: true; binding: ModelBinding } | { ok: false; error: string };
@@ -51,6 +53,7 @@ function resolveCustom(id: string, request: ModelRequest): ModelResolution {
     baseUrl,
     contextWindow,
     maxTokens: request.maxTokens ?? Math.min(8_192, Math.floor(contextWindow / 4)),
+    ...(request.price !== undefined && { price: request.price }),
   });
   // Servers that need no key still expect the header to be present.
   const keys = parseApiKeys(request.apiKey);

@@ -3,11 +3,12 @@ import type { GatewayConfig } from "../config/gateway-config.js";
 
 /**
  * Resolves a model named in /model the way HERMES_MODEL is resolved: with HERMES_BASE_URL set, the name is the id the
- * endpoint serves (taken verbatim, slashes included); otherwise a `provider/model-id` of pi-ai's catalogue.
+ * endpoint serves (taken verbatim, slashes included) and priced with HERMES_MODEL_PRICE; otherwise a
+ * `provider/model-id` of pi-ai's catalogue.
  */
 export function resolveModelName(config: GatewayConfig, name: string): ModelResolution {
   if (config.model?.baseUrl) {
-    return resolveModel({ model: name, baseUrl: config.model.baseUrl, api: config.model.api, apiKey: config.model.apiKey, contextWindow: config.model.contextWindow }, config.providerKeys);
+    return resolveModel({ model: name, baseUrl: config.model.baseUrl, api: config.model.api, apiKey: config.model.apiKey, contextWindow: config.model.contextWindow, price: config.model.price }, config.providerKeys);
   }
   return resolveModel({ model: name }, config.providerKeys);
 }

@@ -1,4 +1,4 @@
-import type { CustomApi, LogLevel } from "@hermes/agent";
+import type { CustomApi, LogLevel, ModelPrice } from "@hermes/agent";
 
 /** Where the gateway keeps its state, all under HERMES_HOME. */
 export interface GatewayPaths {
@@ -20,6 +20,8 @@ export interface ModelSettings {
   /** One key, or several comma-separated ones to rotate through. */
   readonly apiKey?: string;
   readonly contextWindow: number;
+  /** HERMES_MODEL_PRICE: what the models at `baseUrl` cost (absent: free). */
+  readonly price?: ModelPrice;
 }
 
 export interface FallbackModelSettings {
@@ -77,6 +79,16 @@ export interface RetentionSettings {
   readonly historyDays?: number;
 }
 
+/** Bounded intake and spend; an absent limit is off. */
+export interface LimitSettings {
+  /** HERMES_RATE_LIMIT: messages per user per minute that may start an agent run. */
+  readonly ratePerMinute?: number;
+  /** HERMES_MAX_QUEUED: unanswered messages per session beyond which new ones get no run. */
+  readonly maxQueued?: number;
+  /** HERMES_DAILY_BUDGET_USD: a user's spend per UTC day beyond which the model is not called. */
+  readonly dailyBudgetUsd?: number;
+}
+
 export interface HttpListenSettings {
   readonly host: string;
   readonly port: number;
@@ -116,6 +128,8 @@ export interface GatewayConfig {
   readonly compressionThreshold: number;
   /** HERMES_RETENTION_DAYS and HERMES_HISTORY_RETENTION_DAYS: what the daily pruning deletes. */
   readonly retention: RetentionSettings;
+  /** HERMES_RATE_LIMIT, HERMES_MAX_QUEUED and HERMES_DAILY_BUDGET_USD. */
+  readonly limits: LimitSettings;
   /** Provider API keys by variable name, e.g. { ANTHROPIC_API_KEY: "…" }, from the environment, .env or config.yaml. */
   readonly providerKeys: Readonly<Record<string, string>>;
 }

@@ -71,6 +71,7 @@ describe("loadConfig defaults", () => {
         reflection: { enabled: true, interval: 10 },
         compressionThreshold: 0.5,
         retention: { days: 30 },
+        limits: { ratePerMinute: 20, maxQueued: 10 },
       },
     });
   });

@@ -3,6 +3,7 @@ import path from "node:path";
 import { parseAllowlist } from "./allowlist.js";
 import type { ConfigIssue } from "./errors.js";
 import type { AllowedUsers, GatewayConfig, GatewayPaths, SearchSettings } from "./gateway-config.js";
+import { readLimitSettings } from "./limit-settings.js";
 import { readFallbackSettings, readModelSettings } from "./model-settings.js";
 import { readDiscordSettings, readSlackSettings, readTelegramSettings } from "./platforms.js";
 import { readRetentionSettings } from "./retention-settings.js";
@@ -88,6 +89,7 @@ function readGatewayConfig(
   const memoryScope = reader.choice("HERMES_MEMORY_SCOPE", ["user", "chat", "shared"] as const) ?? "user";
   const botName = reader.text("HERMES_BOT_NAME");
   const retention = readRetentionSettings(reader);
+  const limits = readLimitSettings(reader);
   const compressionThreshold = (reader.integer("HERMES_COMPRESSION_AT", { min: 10, max: 95 }) ?? 50) / 100;
   const reflection = {
     enabled: reader.boolean("HERMES_REFLECTION") ?? true,
@@ -110,6 +112,7 @@ function readGatewayConfig(
     reflection,
     compressionThreshold,
     retention,
+    limits,
     ...(botName !== undefined && { botName }),
     ...(model && { model }),
     ...(fallback && { fallback }),

@@ -1,6 +1,7 @@
 import { CUSTOM_APIS, DEFAULT_CUSTOM_CONTEXT_WINDOW, type CustomApi } from "@hermes/agent";
 import { definedOnly } from "./defined-only.js";
 import type { FallbackModelSettings, ModelSettings } from "./gateway-config.js";
+import { readModelPrice } from "./limit-settings.js";
 import type { SettingReader } from "./setting-reader.js";
 
 const MIN_CONTEXT_WINDOW = 1024;
@@ -13,6 +14,7 @@ export function readModelSettings(reader: SettingReader): ModelSettings | undefi
   const apiKey = reader.text("HERMES_API_KEY");
   const contextWindow =
     reader.integer("HERMES_CONTEXT_WINDOW", { min: MIN_CONTEXT_WINDOW }) ?? DEFAULT_CUSTOM_CONTEXT_WINDOW;
+  const price = readModelPrice(reader);
   if (model === undefined) {
     if (reader.has("HERMES_BASE_URL")) {
       reader.fail("HERMES_MODEL", "is required with HERMES_BASE_URL: set it to the model id the endpoint serves");
@@ -21,7 +23,7 @@ export function readModelSettings(reader: SettingReader): ModelSettings | undefi
     }
     return undefined;
   }
-  return definedOnly({ model, baseUrl, api, apiKey, contextWindow });
+  return definedOnly({ model, baseUrl, api, apiKey, contextWindow, price });
 }
 
 /** The model to switch to when the primary keeps failing. */

@@ -19,6 +19,7 @@ const BASE: GatewayConfig = {
         reflection: { enabled: true, interval: 10 },
         compressionThreshold: 0.5,
   retention: { days: 30 },
+  limits: {},
 };
 
 describe("configSecrets", () => {

@@ -1,3 +1,4 @@
+import { LIMIT_SETTINGS } from "./limit-settings.js";
 import { PLATFORM_SETTINGS } from "./platform-settings.js";
 
 /** One operator-facing setting: the README table and `hermes doctor` are rendered from this list. */
@@ -89,6 +90,7 @@ export const SETTINGS = [
     default: "4",
     secret: false,
   },
+  ...LIMIT_SETTINGS,
   {
     name: "HERMES_SYSTEM_PROMPT",
     description: "Extra operator instructions added to the system prompt",
