@@ -63,6 +63,9 @@ export type { PlatformAdapter, AdapterContext, AdapterState, AdapterStatus, Outb
 export { chunkMarkdown } from "./outbound/chunk-markdown.js";
 export { DeliveryService, type DeliveryServiceOptions } from "./outbound/delivery-service.js";
 export { TypingTracker } from "./outbound/typing-tracker.js";
+export { PlatformPacer, type PlatformPacerOptions } from "./outbound/pacer.js";
+export { realPacerClock, type PacerClock } from "./outbound/pacer-clock.js";
+export { UNPACED, type SendPacer } from "./outbound/pacer-types.js";
 export { abortableSleep, cappedBackoffMs, type AbortableSleep, type BackoffJitter, type BackoffSchedule } from "./retry/retry-timing.js";
 export * from "./queue/index.js";
 export type { GatewayEvent, HookOutcome, HookPort, GatewayStore, RunQueuePort, DeliveryPort, TypingPort } from "./core/ports.js";

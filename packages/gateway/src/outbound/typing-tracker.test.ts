@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { TypingTracker } from "./typing-tracker.js";
 import { FakeAdapter, capturingLogger, gate } from "./testing.js";
+import { ManualClock } from "./manual-clock.js";
+import { PlatformPacer } from "./pacer.js";
 
 function fakeRepeat() {
   const timers: { callback: () => void; ms: number; stopped: boolean }[] = [];
@@ -111,5 +113,30 @@ describe("TypingTracker", () => {
     tracker.stopAll();
     expect(clock.timers.every((timer) => timer.stopped)).toBe(true);
     expect(tracker.isActive("a") || tracker.isActive("b")).toBe(false);
+  });
+
+  it("shares the chat's send limits: a refresh without a free token is skipped, not queued, and never takes a waiting reply's turn", async () => {
+    const adapter = new FakeAdapter({ platform: "telegram", typing: () => undefined });
+    const repeat = fakeRepeat();
+    const time = new ManualClock();
+    const pacer = new PlatformPacer({ platforms: [{ platform: "telegram", pacing: { perChat: { ratePerSecond: 1, burst: 2 } } }], clock: time });
+    const tracker = new TypingTracker({ adapters: new Map([["telegram", adapter]]), logger: capturingLogger().logger, repeat: repeat.repeat, pacer });
+    tracker.begin("k", "telegram", { chatId: "1" });
+    await settle();
+    await pacer.acquire("telegram", "1");
+    const reply = pacer.acquire("telegram", "1").then(() => time.now());
+    repeat.tick();
+    await settle();
+    expect(adapter.typingCalls).toHaveLength(1);
+    await time.advance(1_000);
+    expect(await reply).toBe(1_000);
+    repeat.tick();
+    await settle();
+    expect(adapter.typingCalls).toHaveLength(1);
+    await time.advance(1_000);
+    repeat.tick();
+    await settle();
+    expect(adapter.typingCalls).toHaveLength(2);
+    tracker.stopAll();
   });
 });

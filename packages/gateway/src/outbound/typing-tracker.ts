@@ -1,5 +1,6 @@
 import type { Logger } from "@hermes/agent";
 import type { OutboundTarget, PlatformAdapter } from "../core/adapter.js";
+import { UNPACED, type SendPacer } from "./pacer-types.js";
 
 export interface TypingTrackerOptions {
   adapters: ReadonlyMap<string, PlatformAdapter>;
@@ -8,6 +9,11 @@ export interface TypingTrackerOptions {
   intervalMs?: number;
   /** Calls `callback` every `ms` until the returned function is called (default: an unref'd setInterval). */
   repeat?: (callback: () => void, ms: number) => () => void;
+  /**
+   * Typing shares the platform's send limits with replies and acknowledgements: a refresh is skipped (not queued)
+   * when no token is free, since the next one comes within the interval anyway (default: unpaced).
+   */
+  pacer?: SendPacer;
 }
 
 interface Indicator {
@@ -31,10 +37,12 @@ export class TypingTracker {
   private readonly indicators = new Map<string, Indicator>();
   private readonly intervalMs: number;
   private readonly repeat: (callback: () => void, ms: number) => () => void;
+  private readonly pacer: SendPacer;
 
   constructor(private readonly options: TypingTrackerOptions) {
     this.intervalMs = Math.max(1, options.intervalMs ?? 4000);
     this.repeat = options.repeat ?? realRepeat;
+    this.pacer = options.pacer ?? UNPACED;
   }
 
   begin(key: string, platform: string, target: OutboundTarget): void {
@@ -73,6 +81,7 @@ export class TypingTracker {
   private refresh(key: string, indicator: Indicator, adapter: PlatformAdapter, target: OutboundTarget): void {
     // A slow platform must not pile up typing requests behind one another.
     if (indicator.sending || this.indicators.get(key) !== indicator) return;
+    if (!this.pacer.tryAcquire(adapter.platform, target.chatId)) return;
     indicator.sending = true;
     const onFailure = (error: unknown): void => {
       if (indicator.failureLogged) return;
