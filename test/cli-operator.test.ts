@@ -31,8 +31,14 @@ describe("operator commands", () => {
     expect(right.code).toBe(0);
     expect(right.stdout).toContain("Approved Stranger (telegram:99)");
 
+    expect(right.stdout).toContain("can start chatting");
+
     const check = await openStore({ file: path.join(home, "state", "state.db") });
     expect(await check.pairing.isApproved("telegram", "99")).toBe(true);
+    // The running gateway sends it from the outbox: the CLI holds no platform connection.
+    expect(await check.deliveries.pending()).toMatchObject([
+      { platform: "telegram", chatId: "99", kind: "notice", text: "You're approved — you can start chatting now." },
+    ]);
     await check.close();
   });
 

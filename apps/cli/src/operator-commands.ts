@@ -31,7 +31,12 @@ async function withStateStore(io: OperatorIo, run: (store: Store, logger: Logger
 /** `hermes pairing …`: approve, list and revoke users. */
 export function pairingCommand(command: ParsedCommand, io: OperatorIo): Promise<number> {
   return withStateStore(io, (store, logger) =>
-    executePairingCommand(command, { stdout: io.stdout, stderr: io.stderr, service: new PairingService({ store: store.pairing, logger }) }),
+    executePairingCommand(command, {
+      stdout: io.stdout,
+      stderr: io.stderr,
+      // The approval notice goes through the outbox: the running gateway, not this process, holds the connections.
+      service: new PairingService({ store: store.pairing, notices: store.deliveries, logger }),
+    }),
   );
 }
 

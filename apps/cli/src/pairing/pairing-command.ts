@@ -11,7 +11,7 @@ export interface PairingCommandService {
     platform: string,
     code: string,
   ): Promise<
-    | { ok: true; user: { platform: string; userId: string; userName?: string } }
+    | { ok: true; user: { platform: string; userId: string; userName?: string }; notified?: boolean }
     | { ok: false; error: "locked_out" | "invalid_code"; retryAfterMs?: number }
   >;
   list(platform?: string): Promise<{
@@ -56,6 +56,7 @@ async function approve(args: readonly string[], io: PairingCommandIo): Promise<n
   const result = await io.service.approve(platform.value, code);
   if (result.ok) {
     io.stdout.write(`Approved ${userLabel(result.user)}\n`);
+    if (result.notified === true) io.stdout.write("They will get a message that they can start chatting (the running gateway sends it).\n");
     return 0;
   }
   if (result.error === "locked_out") {

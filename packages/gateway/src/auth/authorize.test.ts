@@ -80,19 +80,25 @@ describe("authorize", () => {
     expect(await authorize(message(), deps())).toEqual({ kind: "allowed" });
   });
 
-  it("reminds a user who writes again without repeating the code", async () => {
-    const code = codeIn(await authorize(message(), deps()));
-    now += 5 * 60_000;
-    const again = await authorize(message({ messageId: "2" }), deps());
-    expect(again.kind).toBe("pairing");
-    expect(again.kind === "pairing" && again.reply).toMatch(/still waiting/);
-    expect(again.kind === "pairing" && again.reply).not.toContain(code);
+  it("answers a stranger who writes 5 times in 10 minutes once, then again with a new code after that", async () => {
+    const decisions: AuthorizationDecision[] = [];
+    for (let write = 0; write < 5; write++) {
+      decisions.push(await authorize(message({ messageId: String(write) }), deps()));
+      now += 2 * 60_000 - 1;
+    }
+    expect(decisions.map((decision) => decision.kind)).toEqual(["pairing", "ignored", "ignored", "ignored", "ignored"]);
+    expect(decisions[1]).toEqual({ kind: "ignored", reason: "stranger already answered in the last 10 minutes" });
+    now = START + 10 * 60_000;
+    const later = await authorize(message({ messageId: "6" }), deps());
+    expect(codeIn(later)).not.toBe(codeIn(decisions[0] ?? later));
   });
 
-  it("tells the fourth stranger to try later", async () => {
-    for (const id of ["1", "2", "3"]) await authorize(message({ user: { id }, chat: { id, type: "dm" } }), deps());
-    const fourth = await authorize(message({ user: { id: "4" }, chat: { id: "4", type: "dm" } }), deps());
-    expect(fourth.kind === "pairing" && fourth.reply).toMatch(/too many pairing requests.*try again later/);
+  it("gives 60 strangers on one platform a code each", async () => {
+    const codes = new Set<string>();
+    for (let id = 1; id <= 60; id++) {
+      codes.add(codeIn(await authorize(message({ user: { id: `u${id}` }, chat: { id: `u${id}`, type: "dm" } }), deps())));
+    }
+    expect(codes.size).toBe(60);
   });
 
   it("ignores strangers in groups and channels without issuing a code", async () => {

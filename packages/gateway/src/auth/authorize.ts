@@ -1,6 +1,6 @@
 import type { InboundMessage } from "../core/inbound.js";
 import { isAllowlisted, type AllowedUsersLike } from "./allowlist.js";
-import type { PairingOutcome, PairingService } from "./pairing-service.js";
+import type { PairingService } from "./pairing-service.js";
 import { PAIRING_CODE_TTL_MS, PAIRING_REQUEST_INTERVAL_MS } from "./pairing-rules.js";
 
 export type AuthorizationDecision =
@@ -35,31 +35,25 @@ export async function authorize(message: InboundMessage, deps: AuthorizeDeps): P
 
   const requester = { platform, userId: user.id, chatId: chat.id };
   const outcome = await deps.pairing.requestCode(user.name === undefined ? requester : { ...requester, userName: user.name });
-  return { kind: "pairing", reply: pairingReply(outcome, platform, deps.botName ?? "this bot") };
+  // A reminder on every message would let a stranger make the bot write back as fast as they write.
+  if (outcome.kind === "recently_answered") {
+    return { kind: "ignored", reason: `stranger already answered in the last ${minutes(PAIRING_REQUEST_INTERVAL_MS)}` };
+  }
+  return { kind: "pairing", reply: codeReply(outcome.code, platform, deps.botName ?? "this bot") };
 }
 
-function pairingReply(outcome: PairingOutcome, platform: string, botName: string): string {
-  switch (outcome.kind) {
-    case "code_issued":
-      return [
-        `Hi! I only talk to people my operator has approved, and I don't know you yet.`,
-        ``,
-        `Your pairing code: ${outcome.code}`,
-        ``,
-        `Send it to the person who runs ${botName}; they approve you with:`,
-        `hermes pairing approve ${platform} ${outcome.code}`,
-        ``,
-        `The code expires in ${minutes(PAIRING_CODE_TTL_MS)}. Once you're approved, just write to me again.`,
-      ].join("\n");
-    case "already_pending":
-      return [
-        `Your pairing request is still waiting for the operator of ${botName} to approve it.`,
-        `Please use the code I sent you earlier; I can't show it again.`,
-        `If you lost it, write to me again later: I hand out a new code at most once every ${minutes(PAIRING_REQUEST_INTERVAL_MS)}.`,
-      ].join("\n");
-    case "too_many_pending":
-      return `Sorry, ${botName} has too many pairing requests waiting for approval right now. Please try again later.`;
-  }
+function codeReply(code: string, platform: string, botName: string): string {
+  return [
+    `Hi! I only talk to people my operator has approved, and I don't know you yet.`,
+    ``,
+    `Your pairing code: ${code}`,
+    ``,
+    `Send it to the person who runs ${botName}; they approve you with:`,
+    `hermes pairing approve ${platform} ${code}`,
+    ``,
+    `The code expires in ${minutes(PAIRING_CODE_TTL_MS)}; I'll tell you here once you're approved.`,
+    `Until then I stay quiet; if you lose the code, write again after ${minutes(PAIRING_REQUEST_INTERVAL_MS)} for a new one.`,
+  ].join("\n");
 }
 
 function minutes(ms: number): string {

@@ -63,10 +63,10 @@ describe("PairingService", () => {
       expect(logs.join("\n")).toContain("pairing code issued");
     });
 
-    it("reminds a user who asks again within 10 minutes instead of issuing another code", async () => {
+    it("stays quiet for a user who asks again within 10 minutes instead of issuing another code", async () => {
       await service.requestCode(alice);
       now += 9 * MINUTE;
-      expect(await service.requestCode(alice)).toEqual({ kind: "already_pending", expiresAt: START + HOUR });
+      expect(await service.requestCode(alice)).toEqual({ kind: "recently_answered" });
       expect(store.allRequests()).toHaveLength(1);
     });
 
@@ -80,40 +80,45 @@ describe("PairingService", () => {
       expect(await service.approve("telegram", issuedCode(second))).toMatchObject({ ok: true });
     });
 
-    it("keeps at most 3 pending requests per platform", async () => {
-      for (const user of [alice, bob, carol]) expect((await service.requestCode(user)).kind).toBe("code_issued");
-      expect(await service.requestCode(dave)).toEqual({ kind: "too_many_pending" });
-      expect(store.allRequests()).toHaveLength(3);
-      expect(logs.some((line) => line.startsWith("warn") && line.includes("too many pending"))).toBe(true);
+    it("gives each of 60 strangers on one platform a code, keeping the newest 50 pending", async () => {
+      const strangers = Array.from({ length: 60 }, (_, index) => ({ platform: "telegram", userId: `s${index}`, chatId: `s${index}` }));
+      const codes: string[] = [];
+      for (const stranger of strangers) {
+        codes.push(issuedCode(await service.requestCode(stranger)));
+        now += 1;
+      }
+      expect(new Set(codes).size).toBe(60);
+      const pending = await store.pendingRequests("telegram", now);
+      expect(pending.map((request) => request.userId)).toEqual(strangers.slice(10).map((stranger) => stranger.userId));
+      expect(logs.some((line) => line.startsWith("warn") && line.includes("expired early"))).toBe(true);
+      expect(await service.approve("telegram", codes[59] ?? "")).toMatchObject({ ok: true, user: { userId: "s59" } });
+      expect(await service.approve("telegram", codes[0] ?? "")).toEqual({ ok: false, error: "invalid_code" });
       expect((await service.requestCode({ ...dave, platform: "discord" })).kind).toBe("code_issued");
     });
 
-    it("frees a slot when a request is approved or expires", async () => {
-      const aliceCode = issuedCode(await service.requestCode(alice));
-      now += 30 * MINUTE;
-      await service.requestCode(bob);
-      await service.requestCode(carol);
-      expect((await service.approve("telegram", aliceCode)).ok).toBe(true);
-      expect((await service.requestCode(dave)).kind).toBe("code_issued");
-
-      await service.requestCode({ ...alice, userId: "105" }).then((outcome) => expect(outcome.kind).toBe("too_many_pending"));
-      now = START + 30 * MINUTE + HOUR;
-      expect((await service.requestCode({ ...alice, userId: "105" })).kind).toBe("code_issued");
+    it("stays quiet for a stranger whose request was crowded out, until 10 minutes have passed", async () => {
+      await service.requestCode(alice);
+      for (let index = 0; index < 50; index++) await service.requestCode({ platform: "telegram", userId: `s${index}`, chatId: `s${index}` });
+      expect((await store.pendingRequests("telegram", now)).some((request) => request.userId === alice.userId)).toBe(false);
+      expect(await service.requestCode(alice)).toEqual({ kind: "recently_answered" });
+      now += 10 * MINUTE;
+      expect((await service.requestCode(alice)).kind).toBe("code_issued");
     });
 
     it("gives a stranger whose messages arrive together a single code", async () => {
       const outcomes = await Promise.all([service.requestCode(alice), service.requestCode(alice), service.requestCode(alice)]);
-      expect(outcomes.map((outcome) => outcome.kind).sort()).toEqual(["already_pending", "already_pending", "code_issued"]);
+      expect(outcomes.map((outcome) => outcome.kind).sort()).toEqual(["code_issued", "recently_answered", "recently_answered"]);
       expect(store.allRequests()).toHaveLength(1);
     });
 
     it("holds the per-platform limit against a burst of strangers", async () => {
-      const outcomes = await Promise.all([alice, bob, carol, dave].map((user) => service.requestCode(user)));
-      expect(outcomes.filter((outcome) => outcome.kind === "code_issued")).toHaveLength(3);
-      expect(outcomes.filter((outcome) => outcome.kind === "too_many_pending")).toHaveLength(1);
+      const burst = Array.from({ length: 55 }, (_, index) => ({ platform: "telegram", userId: `b${index}`, chatId: `b${index}` }));
+      const outcomes = await Promise.all(burst.map((user) => service.requestCode(user)));
+      expect(outcomes.every((outcome) => outcome.kind === "code_issued")).toBe(true);
+      expect(store.allRequests()).toHaveLength(50);
     });
 
-    it("lets a user renew their own request even when the platform is full", async () => {
+    it("keeps one live request per user when they renew it", async () => {
       for (const user of [alice, bob, carol]) await service.requestCode(user);
       now += 10 * MINUTE;
       expect((await service.requestCode(alice)).kind).toBe("code_issued");
@@ -128,6 +133,7 @@ describe("PairingService", () => {
       expect(await service.approve("telegram", typed)).toEqual({
         ok: true,
         user: { platform: "telegram", userId: "101", userName: "Alice", chatId: "101" },
+        notified: false,
       });
       expect(await store.isApproved("telegram", "101")).toBe(true);
       expect(store.allRequests()).toEqual([]);
@@ -136,7 +142,28 @@ describe("PairingService", () => {
 
     it("approves a user who gave no name", async () => {
       const code = issuedCode(await service.requestCode(carol));
-      expect(await service.approve("telegram", code)).toEqual({ ok: true, user: { platform: "telegram", userId: "103", chatId: "103" } });
+      expect(await service.approve("telegram", code)).toEqual({ ok: true, user: { platform: "telegram", userId: "103", chatId: "103" }, notified: false });
+    });
+
+    it("queues the notice that they can start for the DM the request came from", async () => {
+      const queued: unknown[] = [];
+      const notifying = new PairingService({ store, now: () => now, logger: recordingLogger(logs), notices: { enqueue: async (notice) => queued.push(notice) } });
+      const code = issuedCode(await notifying.requestCode({ ...alice, chatId: "dm-101" }));
+      expect(await notifying.approve("telegram", code)).toMatchObject({ ok: true, notified: true });
+      expect(queued).toEqual([{ platform: "telegram", chatId: "dm-101", text: "You're approved — you can start chatting now.", kind: "notice" }]);
+    });
+
+    it("still approves when the notice cannot be queued, and says so", async () => {
+      const failing = new PairingService({
+        store,
+        now: () => now,
+        logger: recordingLogger(logs),
+        notices: { enqueue: async () => Promise.reject(new Error("disk full")) },
+      });
+      const code = issuedCode(await failing.requestCode(alice));
+      expect(await failing.approve("telegram", code)).toMatchObject({ ok: true, notified: false });
+      expect(await store.isApproved("telegram", "101")).toBe(true);
+      expect(logs.some((line) => line.startsWith("warn") && line.includes("notice to the user could not be queued"))).toBe(true);
     });
 
     it("finds the right request among several", async () => {

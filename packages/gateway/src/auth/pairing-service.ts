@@ -4,8 +4,9 @@ import { ALLOWLIST_PLATFORMS } from "../config/allowlist.js";
 import { approvalLockout, forgetFailedApprovals, recordFailedApproval } from "./approval-lockout.js";
 import { hashPairingCode, PAIRING_SALT_BYTES, pairingCodeMatches } from "./code-hash.js";
 import { generatePairingCode, normalizePairingCode, type RandomBytes } from "./pairing-code.js";
-import { MAX_PENDING_PER_PLATFORM, PAIRING_CODE_TTL_MS, PAIRING_REQUEST_INTERVAL_MS } from "./pairing-rules.js";
+import { APPROVED_NOTICE, MAX_PENDING_PER_PLATFORM, PAIRING_CODE_TTL_MS, PAIRING_REQUEST_INTERVAL_MS } from "./pairing-rules.js";
 import type { ApprovedUserRecord, PairingStoreLike } from "./pairing-store.js";
+import { RecentPairingReplies } from "./recent-pairing-replies.js";
 
 export interface PairingUser {
   platform: string;
@@ -17,11 +18,12 @@ export interface PairingUser {
 
 export type PairingOutcome =
   | { kind: "code_issued"; code: string; expiresAt: number }
-  | { kind: "already_pending"; expiresAt: number }
-  | { kind: "too_many_pending" };
+  /** The stranger was answered less than `PAIRING_REQUEST_INTERVAL_MS` ago: say nothing this time. */
+  | { kind: "recently_answered" };
 
 export type ApprovalResult =
-  | { ok: true; user: PairingUser }
+  /** `notified`: the "you can start" notice is queued for the user's DM (the running gateway sends it). */
+  | { ok: true; user: PairingUser; notified: boolean }
   /** `retryAfterMs` on `invalid_code` means this very attempt locked the platform. */
   | { ok: false; error: "locked_out" | "invalid_code"; retryAfterMs?: number };
 
@@ -38,8 +40,15 @@ export interface PairingOverview {
   approved: ApprovedUserRecord[];
 }
 
+/** Where approval notices go: the outbox the running gateway delivers from (the CLI approves in another process). */
+export interface ApprovalNotices {
+  enqueue(notice: { platform: string; chatId: string; text: string; kind: "notice" }): Promise<unknown>;
+}
+
 export interface PairingServiceOptions {
   store: PairingStoreLike;
+  /** Without it, approved users are not told (they find out when they write again). */
+  notices?: ApprovalNotices;
   now?: () => number;
   random?: RandomBytes;
   logger: Logger;
@@ -51,6 +60,8 @@ export class PairingService {
   private readonly now: () => number;
   private readonly random: RandomBytes;
   private readonly logger: Logger;
+  private readonly notices: ApprovalNotices | undefined;
+  private readonly recentReplies = new RecentPairingReplies();
   private readonly platformQueues = new Map<string, Promise<unknown>>();
 
   constructor(options: PairingServiceOptions) {
@@ -58,6 +69,7 @@ export class PairingService {
     this.now = options.now ?? Date.now;
     this.random = options.random ?? randomBytes;
     this.logger = options.logger.child({ component: "pairing" });
+    this.notices = options.notices;
   }
 
   requestCode(user: PairingUser): Promise<PairingOutcome> {
@@ -70,22 +82,12 @@ export class PairingService {
     const now = this.now();
     await this.store.purgeExpired(now);
     const latest = await this.store.latestRequestForUser(user.platform, user.userId);
-    if (latest && latest.expiresAt > now && now - latest.createdAt < PAIRING_REQUEST_INTERVAL_MS) {
-      return { kind: "already_pending", expiresAt: latest.expiresAt };
-    }
+    const codeIsRecent = latest !== undefined && latest.expiresAt > now && now - latest.createdAt < PAIRING_REQUEST_INTERVAL_MS;
+    if (codeIsRecent || this.recentReplies.repliedRecently(user.platform, user.userId, now)) return { kind: "recently_answered" };
 
     const pending = await this.store.pendingRequests(user.platform, now);
     const own = pending.filter((request) => request.userId === user.userId);
-    if (pending.length - own.length >= MAX_PENDING_PER_PLATFORM) {
-      this.logger.warn("pairing request refused: too many pending requests", {
-        platform: user.platform,
-        userId: user.userId,
-        pending: pending.length - own.length,
-        hint: `hermes pairing list ${user.platform}`,
-      });
-      return { kind: "too_many_pending" };
-    }
-
+    const others = pending.filter((request) => request.userId !== user.userId);
     const code = generatePairingCode(this.random);
     const hashed = await hashPairingCode(code, this.random(PAIRING_SALT_BYTES));
     const expiresAt = now + PAIRING_CODE_TTL_MS;
@@ -93,15 +95,21 @@ export class PairingService {
     const request = { platform, userId, chatId, ...hashed, createdAt: now, expiresAt };
     const created = await this.store.createRequest(userName === undefined ? request : { ...request, userName });
     // The user can no longer see the old code once a new one is issued; one live request per user also keeps a
-    // single person from filling every pending slot.
+    // single person from holding more than one of the platform's slots.
     for (const superseded of own) await this.store.deleteRequest(superseded.id);
-    this.logger.info("pairing code issued", {
-      platform: user.platform,
-      userId: user.userId,
-      userName: user.userName,
-      requestId: created.id,
-      expiresAt,
-    });
+    // `pending` is oldest first: the oldest requests give way so the newest always fits.
+    const crowdedOut = others.slice(0, Math.max(0, others.length + 1 - MAX_PENDING_PER_PLATFORM));
+    for (const oldest of crowdedOut) await this.store.deleteRequest(oldest.id);
+    if (crowdedOut.length > 0) {
+      this.logger.warn("pairing requests expired early to make room", {
+        platform,
+        expired: crowdedOut.map((request) => request.userId),
+        limit: MAX_PENDING_PER_PLATFORM,
+        hint: `hermes pairing list ${platform}`,
+      });
+    }
+    this.recentReplies.record(platform, userId, now);
+    this.logger.info("pairing code issued", { platform, userId, userName, requestId: created.id, expiresAt });
     return { kind: "code_issued", code, expiresAt };
   }
 
@@ -120,8 +128,9 @@ export class PairingService {
         await this.store.approve({ platform, userId: request.userId, ...named }, now);
         const user: PairingUser = { platform, userId: request.userId, ...named, chatId: request.chatId };
         await forgetFailedApprovals(this.store, platform);
-        this.logger.info("pairing approved", { platform, userId: user.userId, userName: user.userName });
-        return { ok: true, user };
+        const notified = await this.notifyApproved(user);
+        this.logger.info("pairing approved", { platform, userId: user.userId, userName: user.userName, notified });
+        return { ok: true, user, notified };
       }
     }
 
@@ -159,6 +168,18 @@ export class PairingService {
     const revoked = await this.store.revoke(platform, userId);
     if (revoked) this.logger.info("pairing revoked", { platform, userId });
     return revoked;
+  }
+
+  private async notifyApproved(user: PairingUser): Promise<boolean> {
+    if (this.notices === undefined) return false;
+    try {
+      await this.notices.enqueue({ platform: user.platform, chatId: user.chatId, text: APPROVED_NOTICE, kind: "notice" });
+      return true;
+    } catch (error) {
+      // The approval itself stands; the user finds out the next time they write.
+      this.logger.warn("approved, but the notice to the user could not be queued", { platform: user.platform, userId: user.userId, error });
+      return false;
+    }
   }
 
   private oneAtATime<T>(platform: string, task: () => Promise<T>): Promise<T> {
