@@ -82,6 +82,29 @@ describe("Discord adapter sending", () => {
     expect(fake.sentTo(channel).map((m) => m.content)).toEqual(["Done.", "Done."]);
   });
 
+  it("makes one message of a part resent with the same idempotency key, also from a fresh adapter after a restart", async () => {
+    const impatient = createDiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl }, { logger: silentLogger, attachmentsDir: "/nonexistent", restTimeoutMs: 1_000 });
+    const restarted = createDiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl }, { logger: silentLogger, attachmentsDir: "/nonexistent" });
+    const target = { chatId: fake.dmChannelId(fake.addUser("ada")) };
+    const part = { text: "Part one.", format: "markdown" as const, idempotencyKey: "d7p0" };
+    fake.failNextSend({ kind: "lateAnswer", delayMs: 60_000 });
+
+    expect(await impatient.send(target, part)).toMatchObject({ ok: false, retryable: true, ambiguous: true });
+    expect(await impatient.send(target, part)).toEqual({ ok: true, messageId: fake.sent[0]?.id });
+    expect(await restarted.send(target, part)).toEqual({ ok: true, messageId: fake.sent[0]?.id });
+    expect(fake.sent).toHaveLength(1);
+    expect(impatient.deliveryGuarantee).toBe("exactly-once");
+    // Another part with the same words is another message.
+    expect(await restarted.send(target, { ...part, idempotencyKey: "d8p0" })).toMatchObject({ ok: true });
+    expect(fake.sentTo(target.chatId).map((m) => m.content)).toEqual(["Part one.", "Part one."]);
+  });
+
+  it("flags a connection dropped after the request was read as ambiguous", async () => {
+    const target = { chatId: fake.dmChannelId(fake.addUser("ada")) };
+    fake.failNextSend({ kind: "network" });
+    expect(await adapter.send(target, { text: "hi", format: "plain", idempotencyKey: "d1p0" })).toMatchObject({ ok: false, retryable: true, ambiguous: true });
+  });
+
   it("can reply before the gateway connection is up and after it is stopped", async () => {
     const ada = fake.addUser("ada");
     await adapter.stop();

@@ -20,7 +20,7 @@ import { outboundMessageBody } from "./outbound-body.js";
 import { receiveWithRetry } from "./receive-with-retry.js";
 import { DEFAULT_RECONNECT_BACKOFF, type ReconnectBackoff } from "./reconnect-backoff.js";
 import { RecentIds } from "./recent-ids.js";
-import { ReplyNonces } from "./reply-nonce.js";
+import { idempotentNonce, ReplyNonces } from "./reply-nonce.js";
 import { restBaseFrom } from "./rest-base.js";
 import { sendFailure } from "./send-failure.js";
 import { SerialLanes } from "./serial-lanes.js";
@@ -68,6 +68,8 @@ export function createDiscordAdapter(settings: DiscordSettings, deps: DiscordAda
 class DiscordAdapter implements PlatformAdapter {
   readonly platform = DISCORD_PLATFORM;
   readonly textLimit = DISCORD_TEXT_LIMIT;
+  /** Every send carries an enforced nonce, so a resend after a lost answer returns the message Discord already made. */
+  readonly deliveryGuarantee = "exactly-once";
   private readonly restBase: string;
   /** Sends go through their own REST client so replies still flow while the gateway connection is down or stopped. */
   private readonly rest: REST;
@@ -121,10 +123,12 @@ class DiscordAdapter implements PlatformAdapter {
   async send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
     const reply = { channelId: channelOf(target), text: message.text, ...(target.replyToMessageId ? { replyToMessageId: target.replyToMessageId } : {}) };
     try {
+      const key = message.idempotencyKey;
+      const nonce = key === undefined ? this.nonces.nonceFor(reply) : idempotentNonce(key, reply);
       const created: unknown = await this.rest.post(Routes.channelMessages(reply.channelId), {
-        body: outboundMessageBody(message.text, target.replyToMessageId, this.nonces.nonceFor(reply)),
+        body: outboundMessageBody(message.text, target.replyToMessageId, nonce),
       });
-      this.nonces.delivered(reply);
+      if (key === undefined) this.nonces.delivered(reply);
       const id = messageIdOf(created);
       if (id === undefined) return { ok: true };
       this.sentIds.add(id);

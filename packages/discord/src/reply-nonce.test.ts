@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NONCE_LENGTH, ReplyNonces } from "./reply-nonce.js";
+import { idempotentNonce, NONCE_LENGTH, ReplyNonces } from "./reply-nonce.js";
 
 describe("ReplyNonces", () => {
   it("repeats the nonce for a re-sent reply and changes it once the reply was delivered", () => {
@@ -32,5 +32,16 @@ describe("ReplyNonces", () => {
     nonces.delivered(a);
     nonces.delivered({ channelId: "10", text: "b" });
     expect(nonces.nonceFor(a)).toBe(fresh);
+  });
+});
+
+describe("idempotentNonce", () => {
+  it("is the same for every attempt at one part, and differs for another key or other words", () => {
+    const reply = { channelId: "10", text: "Part one." };
+    const nonce = idempotentNonce("d7p0", reply);
+    expect(nonce).toHaveLength(NONCE_LENGTH);
+    expect(idempotentNonce("d7p0", { ...reply })).toBe(nonce);
+    expect(new Set([nonce, idempotentNonce("d7p1", reply), idempotentNonce("d7p0", { ...reply, text: "Part two." })]).size).toBe(3);
+    expect(nonce).not.toBe(new ReplyNonces().nonceFor(reply));
   });
 });

@@ -11,7 +11,7 @@ export interface ReplyIdentity {
 }
 
 /**
- * Nonces that let Discord recognise a re-sent reply (`enforce_nonce`): a send whose answer never arrived (a timeout)
+ * For sends without an `idempotencyKey` (the adapter's own notices): nonces that let Discord recognise a re-sent reply (`enforce_nonce`): a send whose answer never arrived (a timeout)
  * may have created the message anyway, and the gateway's retry must get that message back instead of a second copy.
  *
  * The nonce is derived from the reply rather than drawn at random, so a retry after a restart still matches. Once a
@@ -43,12 +43,21 @@ export class ReplyNonces {
   }
 }
 
+/**
+ * The nonce for a part with the gateway's `idempotencyKey` (`d<deliveryId>p<part>`), the same on every attempt and
+ * after a restart with no memory needed. The reply itself is hashed in too: a fresh database numbers its deliveries
+ * from 1 again, and a new reply that happened to reuse a recent key must not be swallowed as that old message.
+ */
+export function idempotentNonce(idempotencyKey: string, reply: ReplyIdentity): string {
+  return replyNonce(keyOf(reply), `key:${idempotencyKey}`);
+}
+
 function keyOf(reply: ReplyIdentity): string {
   return createHash("sha256")
     .update(JSON.stringify([reply.channelId, reply.replyToMessageId ?? "", reply.text]))
     .digest("base64url");
 }
 
-function replyNonce(key: string, round: number): string {
+function replyNonce(key: string, round: number | string): string {
   return createHash("sha256").update(`${key}:${round}`).digest("base64url").slice(0, NONCE_LENGTH);
 }

@@ -29,6 +29,19 @@ describe("sendFailure", () => {
     expect(sendFailure(new DOMException("This operation was aborted", "AbortError")).retryable).toBe(true);
   });
 
+  it("flags failures after the request left as ambiguous, and failures to connect as plainly retryable", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" });
+    const unknownHost = Object.assign(new Error("getaddrinfo ENOTFOUND discord.invalid"), { code: "ENOTFOUND" });
+    const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
+    const closed = Object.assign(new Error("other side closed"), { name: "SocketError", code: "UND_ERR_SOCKET" });
+    expect(sendFailure(new TypeError("fetch failed", { cause: refused }))).not.toHaveProperty("ambiguous");
+    expect(sendFailure(new TypeError("fetch failed", { cause: unknownHost }))).not.toHaveProperty("ambiguous");
+    expect(sendFailure(new TypeError("fetch failed", { cause: reset }))).toMatchObject({ retryable: true, ambiguous: true });
+    expect(sendFailure(new TypeError("fetch failed", { cause: closed }))).toMatchObject({ retryable: true, ambiguous: true });
+    expect(sendFailure(new DOMException("This operation was aborted", "AbortError"))).toMatchObject({ retryable: true, ambiguous: true });
+    expect(sendFailure(new HTTPError(502, "Bad Gateway", "POST", "http://x", request))).toMatchObject({ retryable: true, ambiguous: true });
+  });
+
   it("does not retry what is neither", () => {
     expect(sendFailure(new Error("Expected token to be set for this request, but none was present")).retryable).toBe(false);
     expect(sendFailure("weird").retryable).toBe(false);

@@ -5,29 +5,51 @@ type Failure = Extract<SendResult, { ok: false }>;
 
 const CONNECTION_ERROR_NAMES = new Set(["AbortError", "TimeoutError", "ConnectTimeoutError", "SocketError", "HeadersTimeoutError", "BodyTimeoutError"]);
 
+/** Failures to reach Discord at all: the request never left, so a resend cannot make a second message. */
+const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH", "ENETDOWN", "EHOSTDOWN", "UND_ERR_CONNECT_TIMEOUT"]);
+
 /**
  * What a failed REST call means for delivery: Discord rejecting the message (4xx) is final and says why; a server
  * error or a broken connection may succeed later. Rate limits never get here — discord.js's REST queue waits them out.
+ * A timeout, a connection dropped while waiting, or a server error after the request left is `ambiguous`: the
+ * message may exist. The resend is still safe because the nonce makes Discord return that message instead.
  */
 export function sendFailure(error: unknown): Failure {
   if (error instanceof DiscordAPIError) {
-    if (error.status >= 500) return { ok: false, retryable: true, error: `Discord answered HTTP ${error.status}: ${error.message}` };
+    if (error.status >= 500) return { ok: false, retryable: true, ambiguous: true, error: `Discord answered HTTP ${error.status}: ${error.message}` };
     const code = typeof error.code === "number" && error.code !== 0 ? `, code ${error.code}` : "";
     return { ok: false, retryable: false, error: `Discord rejected the message (HTTP ${error.status}${code}): ${error.message}` };
   }
-  if (error instanceof HTTPError) return { ok: false, retryable: true, error: `Discord answered HTTP ${error.status} ${error.message}` };
-  if (isConnectionError(error)) return { ok: false, retryable: true, error: `connection to Discord failed: ${describe(error)}` };
+  if (error instanceof HTTPError) {
+    return { ok: false, retryable: true, ...(error.status >= 500 ? { ambiguous: true } : {}), error: `Discord answered HTTP ${error.status} ${error.message}` };
+  }
+  if (isConnectionError(error)) {
+    return { ok: false, retryable: true, ...(neverLeft(error) ? {} : { ambiguous: true }), error: `connection to Discord failed: ${describe(error)}` };
+  }
   return { ok: false, retryable: false, error: describe(error) };
 }
 
 function isConnectionError(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 4; current = current.cause, depth += 1) {
+  return causes(error).some((current) => {
     if (CONNECTION_ERROR_NAMES.has(current.name)) return true;
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && (/^E[A-Z]+$/.test(code) || code.startsWith("UND_ERR_"))) return true;
-    if (current.message === "fetch failed") return true;
-  }
-  return false;
+    const code = codeOf(current);
+    return (code !== undefined && (/^E[A-Z]+$/.test(code) || code.startsWith("UND_ERR_"))) || current.message === "fetch failed";
+  });
+}
+
+function neverLeft(error: unknown): boolean {
+  return causes(error).some((current) => current.name === "ConnectTimeoutError" || NOT_SENT_CODES.has(codeOf(current) ?? ""));
+}
+
+function causes(error: unknown): Error[] {
+  const chain: Error[] = [];
+  for (let current: unknown = error; current instanceof Error && chain.length < 4; current = current.cause) chain.push(current);
+  return chain;
+}
+
+function codeOf(error: Error): string | undefined {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" ? code : undefined;
 }
 
 function describe(error: unknown): string {
