@@ -58,6 +58,7 @@ async function main(): Promise<number> {
       memoryFor: (message, sessionId) => pool.memory.forMessage(message, sessionId),
       reviewerFor: (key, memory) => pool.reviewerFor(key, memory),
       hooks: hooks as unknown as HookPort,
+      dailyBudgetUsd: config.limits.dailyBudgetUsd,
       sessionScope: config.sessionScope,
       logger,
     }),

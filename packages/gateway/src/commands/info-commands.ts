@@ -1,3 +1,4 @@
+import { dailyBudgetStatus, todayUsageLine } from "../core/daily-budget.js";
 import type { CommandContext, CommandDefinition } from "./types.js";
 
 function formatTokens(n: number): string {
@@ -50,14 +51,19 @@ export const infoCommands: CommandDefinition[] = [
   {
     name: "usage",
     usage: "/usage",
-    description: "show tokens and cost of this conversation and of all yours",
+    description: "show today's spend (and the daily budget), and tokens and cost of this conversation and of all yours",
     run: async (context) => {
       const session = await context.store.sessions.active(context.sessionKey);
       const mine = session ? await context.store.usage.forSession(session.id) : undefined;
       const total = await context.store.usage.forUser(context.message.platform, context.message.user.id);
       const line = (label: string, u: { runs: number; inputTokens: number; outputTokens: number; costUsd: number }) =>
         `${label}: ${u.runs} answer${u.runs === 1 ? "" : "s"}, ${formatTokens(u.inputTokens)} tokens in, ${formatTokens(u.outputTokens)} out, ${formatCost(u.costUsd)}`;
-      return [mine ? line("This conversation", mine) : "This conversation: nothing yet", line("All your conversations", total)].join("\n");
+      const today = await dailyBudgetStatus(context.store.usage, { platform: context.message.platform, userId: context.message.user.id }, context.dailyBudgetUsd, context.now());
+      return [
+        todayUsageLine(today, context.now()),
+        mine ? line("This conversation", mine) : "This conversation: nothing yet",
+        line("All your conversations", total),
+      ].join("\n");
     },
   },
   {

@@ -28,6 +28,8 @@ export interface CommandContext {
   sharedSession: boolean;
   /** The caller's memory (HERMES_MEMORY_SCOPE), for /memory and /forget; absent when the bot has none. */
   memory?: MemoryCommandsPort;
+  /** HERMES_DAILY_BUDGET_USD, for /usage; absent when there is none. */
+  dailyBudgetUsd?: number;
 }
 
 /** What /memory, /forget and /new need: whose scope a message is in, erasing one, telling memory a session ended. */

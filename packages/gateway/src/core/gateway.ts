@@ -6,6 +6,7 @@ import { findCommand, unknownCommandText } from "../commands/registry.js";
 import type { CommandContext } from "../commands/types.js";
 import { parseCommand, type ParsedCommand } from "./command.js";
 import type { InboundMessage } from "./inbound.js";
+import { IntakeLimiter, type IntakeLimitOptions } from "./intake-limits.js";
 import { isAddressed } from "./mention-gate.js";
 import type { DeliveryPort, GatewayStore, HookPort, RunQueuePort, TypingPort } from "./ports.js";
 import { isSharedSession, newSessionFor, sessionKeyFor, type SessionScopeSettings } from "./session-key.js";
@@ -34,6 +35,8 @@ export interface GatewayOptions {
   onAccepted?: (message: InboundMessage) => void;
   /** Tells the message's adapter it was handled without an agent run (e.g. to remove a "working on it" reaction). */
   markDone?: (message: InboundMessage) => void;
+  /** HERMES_RATE_LIMIT and HERMES_MAX_QUEUED (absent: no limits), and HERMES_DAILY_BUDGET_USD for /usage. */
+  limits?: Pick<IntakeLimitOptions, "ratePerMinute" | "maxQueued"> & { dailyBudgetUsd?: number };
   logger: Logger;
   now?: () => number;
 }
@@ -51,9 +54,11 @@ export class Gateway {
   private readonly now: () => number;
   /** Messages whose routing failed in this process (their redelivery must not be dropped as a duplicate). */
   private readonly unrouted = new Set<number>();
+  private readonly intake: IntakeLimiter;
 
   constructor(private readonly options: GatewayOptions) {
     this.now = options.now ?? Date.now;
+    this.intake = new IntakeLimiter({ ratePerMinute: options.limits?.ratePerMinute, maxQueued: options.limits?.maxQueued, now: this.now });
   }
 
   /**
@@ -167,7 +172,27 @@ export class Gateway {
       this.options.markDone?.(message);
       return;
     }
+    if (!(await this.admitted(inboundId, message, key, auth.via))) return;
     await this.enqueue(inboundId, message, key);
+  }
+
+  /**
+   * HERMES_RATE_LIMIT and HERMES_MAX_QUEUED bound what one person can queue up; commands are never limited (so /stop
+   * and /new always work), nor is the console, which is the operator's own terminal.
+   */
+  private async admitted(inboundId: number, message: InboundMessage, key: string, via: "allowlist" | "paired" | "console"): Promise<boolean> {
+    if (!this.intake.enabled || via === "console") return true;
+    const verdict = this.intake.admit({ platform: message.platform, userId: message.user.id }, await this.options.store.inbound.unanswered(key));
+    if (verdict.admitted) return true;
+    await this.options.store.inbound.setStatus(inboundId, "ignored");
+    const fields = { reason: verdict.reason, platform: message.platform, userId: message.user.id, sessionKey: key };
+    if (verdict.notice === undefined) this.options.logger.debug("message skipped: over an intake limit", fields);
+    else {
+      this.options.logger.info("message skipped: over an intake limit (the sender is told once a minute)", fields);
+      await this.notice(message, verdict.notice);
+    }
+    this.options.markDone?.(message);
+    return false;
   }
 
   private async enqueue(inboundId: number, message: InboundMessage, key: string): Promise<void> {
@@ -214,6 +239,7 @@ export class Gateway {
         authorization: via,
         sharedSession: isSharedSession(message, this.options.sessionScope),
         memory: this.options.memory,
+        dailyBudgetUsd: this.options.limits?.dailyBudgetUsd,
       });
     } catch (error) {
       this.options.logger.error("command failed", { command: command.name, sessionKey: key, error });

@@ -6,6 +6,7 @@ import { RunAbortedError, runJobId, type AgentRunJob } from "../queue/types.js";
 import { errorMessageOf, errorTypeOf, GATEWAY_SPAN_NAMES, gatewayTracer, markSpanFailed } from "../tracing/gateway-tracer.js";
 import { contextFromCarrier, storedTraceCarrier } from "../tracing/trace-carrier.js";
 import { agentInputFor } from "./agent-input.js";
+import { budgetReachedReply, dailyBudgetStatus } from "./daily-budget.js";
 import { hookCallbacks } from "./hook-callbacks.js";
 import { runCheckpoints } from "./run-checkpoints.js";
 import { peopleOf, runPersonalData, senderOf, type ConversationPeople } from "./run-personal-data.js";
@@ -36,6 +37,8 @@ export interface RunProcessorOptions {
   /** Called before the first run of a new session (e.g. to refresh the memory snapshot). */
   onSessionStart?(sessionId: string): Promise<void>;
   hooks: HookPort;
+  /** HERMES_DAILY_BUDGET_USD: once the sender's cost today reaches it, their messages are answered without the model. */
+  dailyBudgetUsd?: number;
   sessionScope: SessionScopeSettings;
   logger: Logger;
   leaseMs?: number;
@@ -43,7 +46,7 @@ export interface RunProcessorOptions {
 }
 
 /** How one message's run ended, as its span reports it. */
-type RunEnd = "answered" | "failed" | "interrupted" | "discarded";
+type RunEnd = "answered" | "failed" | "interrupted" | "discarded" | "over_budget";
 
 const CRASH_REPLY = "Sorry, something went wrong while I was working on that. The error was logged for the bot's operator; please try again.";
 
@@ -136,6 +139,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     const message = JSON.parse(record.payload) as InboundMessage;
     const key = record.sessionKey ?? "";
     const { session } = await options.store.sessions.getOrCreateActive(newSessionFor(message, key));
+    if (await answeredOverBudget(record, message, session.id, logger)) return "over_budget";
     const base = { timestamp: now(), sessionKey: key, platform: message.platform, chatId: message.chat.id, userId: message.user.id, sessionId: session.id };
     await options.hooks.emit({ ...base, type: "agent:start", inboundId: record.id });
 
@@ -179,6 +183,19 @@ export function createRunProcessor(options: RunProcessorOptions) {
     return finish(record, message, session.id, result, base, logger, memory?.manager);
   }
 
+  /** Checked before each run (not at intake): the spend of runs still going when the message arrived counts too. */
+  async function answeredOverBudget(record: InboundRecord, message: InboundMessage, sessionId: string, logger: Logger): Promise<boolean> {
+    if (options.dailyBudgetUsd === undefined) return false;
+    const at = now();
+    const status = await dailyBudgetStatus(options.store.usage, ownerOf(message), options.dailyBudgetUsd, at);
+    if (status.kind !== "reached") return false;
+    logger.info("daily budget reached; answered without the model", { spentUsd: status.spentUsd, budgetUsd: status.budgetUsd });
+    // Nothing goes into the transcript: the model never saw the message, and a later answer should not either.
+    const done = await options.store.completeRun({ inboundId: record.id, sessionId, messages: [], deliveries: [reply(record, message, budgetReachedReply(status, at))] });
+    if (!done.ok) logger.warn("budget reply discarded", { reason: done.reason });
+    return true;
+  }
+
   async function finish(
     record: InboundRecord,
     message: InboundMessage,
@@ -204,6 +221,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
         cacheWriteTokens: result.usage.cacheWrite,
         costUsd: result.usage.costUsd,
       },
+      usageOwner: ownerOf(message),
       // A stopped run says nothing more: /stop already answered.
       deliveries: stopped ? [] : [reply(record, message, replyText(key, result.text))],
       status: failedRun(result) ? "failed" : "answered",
@@ -229,6 +247,11 @@ export function createRunProcessor(options: RunProcessorOptions) {
     if (!compression?.thrashing) toldThrashing.delete(key);
     return text;
   }
+}
+
+/** Whose budget a run counts against: the person whose message it answers (in a shared thread, its sender). */
+function ownerOf(message: InboundMessage): { platform: string; userId: string } {
+  return { platform: message.platform, userId: message.user.id };
 }
 
 function failedRun(result: HermesAgentResult): boolean {

@@ -118,6 +118,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     delivery,
     typing,
     authorize: authorizeMessage,
+    limits: config.limits,
     sessionScope: config.sessionScope,
     botName: () => config.botName,
     models: { primary: config.model?.model ?? "(set on the workers)", fallback: config.fallback?.model },

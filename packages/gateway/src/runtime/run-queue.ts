@@ -35,6 +35,7 @@ export async function createRunQueue(
     memoryFor: (message, sessionId) => pool.memory.forMessage(message, sessionId),
     reviewerFor: (key, memory) => pool.reviewerFor(key, memory),
     hooks: deps.hooks,
+    dailyBudgetUsd: config.limits.dailyBudgetUsd,
     sessionScope: config.sessionScope,
     logger: deps.logger,
   });
