@@ -182,6 +182,14 @@ describe("startLlmServer with pi-ai's openai-completions client", () => {
     expect((await run(s)).message).toMatchObject({ stopReason: "error", errorMessage: "Connection error." });
     expect((await run(s)).message).toMatchObject({ stopReason: "error", errorMessage: expect.stringMatching(/JSON/) });
   });
+
+  it("ends a stream broken mid-way as an error, after the text that arrived", async () => {
+    const s = await start();
+    s.enqueue({ kind: "break", afterText: "Half an ans" });
+    const { events, message } = await run(s);
+    expect(events.filter((e) => e.type === "text_delta").map((e) => (e.type === "text_delta" ? e.delta : ""))).toEqual(["Half an ans"]);
+    expect(message.stopReason).toBe("error");
+  });
 });
 
 describe("startLlmServer over plain HTTP", () => {

@@ -13,7 +13,9 @@ export type ScriptedReply =
   | { kind: "error"; status: number; body?: unknown; headers?: Record<string, string> }
   | { kind: "hang"; afterText?: string }
   | { kind: "garbage" }
-  | { kind: "drop" };
+  | { kind: "drop" }
+  /** A stream that starts (200, some text) and then loses its connection mid-way, as a crashing provider does. */
+  | { kind: "break"; afterText?: string };
 export type ScriptStep = ScriptedReply | ((request: RecordedRequest) => ScriptedReply);
 
 export interface RecordedRequest {
@@ -126,6 +128,16 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
       case "garbage":
         res.writeHead(200, sseHeaders(request.stream));
         res.end(request.stream ? 'data: {"id": "broken", "choices": [\n\ndata: not json at all\n\n' : '{"id": "broken", "choices": [');
+        return;
+      case "break":
+        res.writeHead(200, sseHeaders(request.stream));
+        if (request.stream) {
+          writeEvent(res, { ...head, choices: [{ index: 0, delta: { role: "assistant", content: reply.afterText ?? "" }, finish_reason: null }] });
+        } else {
+          res.write('{"id": "cut", "choices": [{"index": 0, "message": {"role": "assistant", "content": "');
+        }
+        // Let the bytes leave before the connection dies, so the client sees a started and then broken response.
+        setTimeout(() => res.destroy(), 5);
         return;
       case "hang":
         res.writeHead(200, sseHeaders(request.stream));
