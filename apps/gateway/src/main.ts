@@ -1,4 +1,4 @@
-import { bootstrap, offerSetup, onShutdownSignal, reportIssue, startGatewayProcess } from "@hermes/gateway";
+import { bootstrap, connectGatewayLease, leaseElection, offerSetup, onShutdownSignal, reportIssue, startGatewayProcess, takeHomeLock, type Bootstrapped } from "@hermes/gateway";
 import { configuredAdapters, NO_PLATFORM_HINT } from "./platforms.js";
 
 /** `npm start`: the gateway process — platform adapters, routing, delivery, HTTP; in embedded mode also the agent runs. */
@@ -7,16 +7,42 @@ async function main(): Promise<number> {
   await offerSetup({ env: process.env, cwd: process.cwd(), input: process.stdin, output: process.stdout });
   const boot = await bootstrap({ env: process.env, cwd: process.cwd(), stderr: process.stderr, logName: "gateway", stderrLevel: "info" });
   if (!boot.ok) return boot.exitCode;
-  const { config, logger, metrics, tracing } = boot.value;
+  const { config, logger, tracing } = boot.value;
 
+  // Embedded mode: one gateway per HERMES_HOME, since two would both hold the platform connections. With Redis, the
+  // active-gateway lease decides instead, and further gateways on the same HERMES_HOME are standbys.
+  const locked = config.redisUrl ? undefined : await takeHomeLock(config.home, { logger });
+  if (locked && !locked.ok) {
+    const { pid, hostname, since } = locked.holder;
+    process.stderr.write(
+      `hermes gateway: another gateway is running on HERMES_HOME ${config.home} (pid ${pid} on ${hostname}, since ${since}); stop it first or give this one its own HERMES_HOME (\`npm run chat\` is safe beside it; if that process is gone, delete ${locked.file})\n`,
+    );
+    return 2;
+  }
+  try {
+    return await serve(boot.value);
+  } finally {
+    if (locked?.ok) await locked.lock.release();
+    await tracing.shutdown();
+  }
+}
+
+async function serve({ config, logger, metrics }: Bootstrapped): Promise<number> {
   const adapters = await configuredAdapters(config, { logger, metrics });
   if (adapters.length === 0) process.stderr.write(`${NO_PLATFORM_HINT}\n`);
+  const lease = config.redisUrl ? connectGatewayLease(config.redisUrl, logger) : undefined;
+  // Stopped adapters cannot start again, so a gateway that stepped down and is elected again makes new ones.
+  const election = lease && { election: leaseElection(lease, { logger }), remakeAdapters: () => configuredAdapters(config, { logger, metrics }) };
 
-  const started = await startGatewayProcess({ config, logger, adapters, http: true, metrics });
-  if (!started.ok) return reportIssue(process.stderr, started.issue);
+  const started = await startGatewayProcess({ config, logger, adapters, http: true, metrics, election });
+  if (!started.ok) {
+    await lease?.close();
+    return reportIssue(process.stderr, started.issue);
+  }
   const gateway = started.process;
   const address = gateway.httpAddress;
-  logger.info("gateway started", { mode: gateway.mode, http: address ? `http://${address.host}:${address.port}` : undefined, platforms: adapters.map((a) => a.platform) });
+  const role = election?.election.role() ?? "active";
+  logger.info("gateway started", { mode: gateway.mode, role, http: address ? `http://${address.host}:${address.port}` : undefined, platforms: adapters.map((a) => a.platform) });
 
   await new Promise<void>((resolve) => {
     onShutdownSignal((signal) => {
@@ -26,7 +52,6 @@ async function main(): Promise<number> {
   });
   await gateway.stop();
   logger.info("gateway stopped");
-  await tracing.shutdown();
   return 0;
 }
 

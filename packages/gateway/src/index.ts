@@ -46,6 +46,9 @@ export {
 export * from "./hooks/index.js";
 export { bootstrap, onShutdownSignal, reportIssue, type Bootstrapped } from "./runtime/bootstrap.js";
 export { startGatewayProcess, type GatewayProcess, type GatewayProcessOptions } from "./runtime/gateway-process.js";
+export { takeHomeLock, type HomeLock, type HomeLockHolder, type HomeLockResult } from "./runtime/home-lock.js";
+export { connectGatewayLease, GATEWAY_LEASE_KEY, RedisGatewayLease, type GatewayLease, type GatewayLeaseHolder } from "./runtime/gateway-lease.js";
+export { alwaysActive, leaseElection, type ActiveDuty, type GatewayElection, type GatewayRole } from "./runtime/gateway-election.js";
 export { registerHealthRoutes, type HealthReport, type HealthRoutes } from "./runtime/health.js";
 export { runReadinessChecks, storeCheck, type CheckResult, type ReadinessCheck, type ReadinessReport } from "./runtime/readiness.js";
 export { RedisProbe } from "./runtime/redis-probe.js";

@@ -6,13 +6,15 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createGatewayHealth, type GatewayHealth } from "./gateway-health.js";
 import { createGatewayMetrics } from "./gateway-metrics.js";
+import type { GatewayRole } from "./gateway-election.js";
+import type { GatewayLeaseHolder } from "./gateway-lease.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setUp(options: { redisUrl?: string } = {}): Promise<{ health: GatewayHealth; store: Store; stop: () => void; scrape: () => Promise<string> }> {
+async function setUp(options: { redisUrl?: string; election?: { role: () => GatewayRole; activeGateway: () => GatewayLeaseHolder | undefined } } = {}): Promise<{ health: GatewayHealth; store: Store; stop: () => void; scrape: () => Promise<string> }> {
   const folder = await mkdtemp(path.join(os.tmpdir(), "hermes-gw-health-"));
   cleanups.push(() => rm(folder, { recursive: true, force: true }));
   const store = await openStore({ file: path.join(folder, "state.db") });
@@ -58,6 +60,22 @@ describe("createGatewayHealth", () => {
     const report = await health.readiness();
     expect(report.status).toBe("unready");
     expect(report.checks.redis).toMatchObject({ ok: false, detail: expect.stringMatching(/^127\.0\.0\.1:1 /) });
+  });
+
+  it("shows a standby as alive but unready, naming the active gateway, and ready once it becomes active", async () => {
+    let role: GatewayRole = "standby";
+    const active = { pid: 4242, host: "box-a", since: "2026-01-02T03:04:05.000Z" };
+    const { health } = await setUp({ election: { role: () => role, activeGateway: () => (role === "standby" ? active : undefined) } });
+    expect(await health.health()).toMatchObject({ status: "ok", role: "standby", activeGateway: active });
+    expect(await health.readiness()).toMatchObject({
+      status: "unready",
+      checks: { gateway: { ok: false, detail: "standby; active: pid 4242 on box-a since 2026-01-02T03:04:05.000Z" } },
+    });
+    role = "active";
+    health.platforms.report("telegram", { state: "connected" });
+    expect(await health.health()).toMatchObject({ status: "ok", role: "gateway" });
+    expect(await health.health()).not.toHaveProperty("activeGateway");
+    expect(await health.readiness()).toMatchObject({ status: "ready", checks: { gateway: { ok: true, detail: "active" } } });
   });
 
   it("feeds hermes_adapter_up and the scrape-time gauges", async () => {

@@ -5,6 +5,7 @@ import { PlatformHealth } from "./platform-health.js";
 import { platformCheck, runReadinessChecks, storeCheck, unreadyWhileStopping, type ReadinessCheck, type ReadinessReport } from "./readiness.js";
 import { RedisProbe } from "./redis-probe.js";
 import type { GatewayMetrics } from "./gateway-metrics.js";
+import type { GatewayElection } from "./gateway-election.js";
 
 export interface GatewayHealthOptions {
   platforms: readonly string[];
@@ -16,6 +17,8 @@ export interface GatewayHealthOptions {
   /** Masked in the platforms' errors, which /healthz and /readyz serve. */
   secrets?: readonly string[];
   isStopping: () => boolean;
+  /** With Redis: whether this gateway is the active one; /readyz then has a `gateway` check a standby fails. */
+  election?: Pick<GatewayElection, "role" | "activeGateway">;
   now?: () => number;
 }
 
@@ -36,14 +39,17 @@ export function createGatewayHealth(options: GatewayHealthOptions): GatewayHealt
     ...Object.fromEntries(options.platforms.map((platform) => [platform, platformCheck(platforms, platform)])),
     store: storeCheck(options.store),
     ...(redis && { redis: redis.check }),
+    ...(options.election && { gateway: electionCheck(options.election) }),
   };
+  const standby = (): boolean => options.election?.role() === "standby";
 
   return {
     platforms,
     async health() {
       return {
         status: options.isStopping() ? "stopping" : "ok",
-        role: "gateway",
+        role: standby() ? "standby" : "gateway",
+        ...(standby() && { activeGateway: options.election?.activeGateway() ?? null }),
         uptimeSeconds: Math.round((now() - started) / 1000),
         mode: options.mode,
         platforms: platforms.snapshot(),
@@ -57,5 +63,14 @@ export function createGatewayHealth(options: GatewayHealthOptions): GatewayHealt
     close() {
       redis?.close();
     },
+  };
+}
+
+/** A standby is alive but not ready, so a load balancer sends webhooks only to the active gateway. */
+function electionCheck(election: Pick<GatewayElection, "role" | "activeGateway">): ReadinessCheck {
+  return async () => {
+    if (election.role() === "active") return { ok: true, detail: "active" };
+    const active = election.activeGateway();
+    return { ok: false, detail: active ? `standby; active: pid ${active.pid} on ${active.host} since ${active.since}` : "standby; no active gateway seen yet" };
   };
 }

@@ -19,12 +19,14 @@ import { listenIssue } from "../http/listen-issue.js";
 import { DeliveryService } from "../outbound/delivery-service.js";
 import { TypingTracker } from "../outbound/typing-tracker.js";
 import { startAdapters } from "./adapter-start.js";
+import { alwaysActive, type GatewayElection } from "./gateway-election.js";
 import { createGatewayHealth } from "./gateway-health.js";
 import { createGatewayMetrics } from "./gateway-metrics.js";
 import { registerHealthRoutes } from "./health.js";
 import { startRetentionTimer } from "./retention-timer.js";
 import { createRunQueue } from "./run-queue.js";
 import { compressSessionNow } from "./compress-now.js";
+import { createPlatformDuty } from "./platform-duty.js";
 
 export interface GatewayProcessOptions {
   config: GatewayConfig;
@@ -33,6 +35,11 @@ export interface GatewayProcessOptions {
   /** Serve /healthz, /readyz, /metrics and webhooks (npm start); the terminal chat does without. */
   http: boolean;
   metrics: MetricsRegistry;
+  /**
+   * With REDIS_URL (`npm start`): act only while holding the active-gateway lease, a hot standby otherwise (no
+   * adapters, delivery or recovery). `remakeAdapters` supplies fresh adapters when it becomes active again after stepping down.
+   */
+  election?: { election: GatewayElection; remakeAdapters: () => Promise<PlatformAdapter[]> };
 }
 
 export interface GatewayProcess {
@@ -76,7 +83,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const adapters = new Map(options.adapters.map((adapter) => [adapter.platform, adapter]));
   let stopping = false;
   // Only a served /readyz needs a Redis probe of its own; the terminal chat opens none.
-  const health = createGatewayHealth({ platforms: [...adapters.keys()], store, mode, redisUrl: options.http ? config.redisUrl : undefined, metrics, logger, secrets: configSecrets(config), isStopping: () => stopping });
+  const election = options.election?.election ?? alwaysActive();
+  const health = createGatewayHealth({ platforms: [...adapters.keys()], store, mode, redisUrl: options.http ? config.redisUrl : undefined, metrics, logger, secrets: configSecrets(config), isStopping: () => stopping, election: options.election?.election });
   const typing = new TypingTracker({ adapters, logger });
   const delivery = new DeliveryService({
     store: store.deliveries,
@@ -108,6 +116,24 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
 
   // With BullMQ the agents run on workers; /memory and /forget work on the same files from here.
   const memory = pool?.memory ?? createGatewayMemory(config, { logger, toolsEnabled: false });
+  let http: GatewayHttpServer | undefined;
+  const duty = createPlatformDuty({
+    adapters,
+    remakeAdapters: options.election?.remakeAdapters,
+    delivery,
+    recover: async () => {
+      const pending = await store.inbound.unfinished(10_000);
+      if (pending.length > 0) logger.info("recovering unfinished messages", { count: pending.length });
+      await gateway.recover(pending);
+    },
+    startAdapters: (started) =>
+      startAdapters(started, {
+        context: () => ({ receive: (message) => gateway.receive(message), route: http ? (method, routePath, handler) => http?.route(method, routePath, handler) : undefined }),
+        health: health.platforms,
+        logger,
+      }),
+    afterPutDown: () => typing.stopAll(),
+  });
   const gateway = new Gateway({
     memory,
     markDone,
@@ -115,7 +141,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     store,
     queue,
     hooks: hookPort,
-    delivery,
+    // A standby sends nothing: the active gateway delivers what is stored.
+    delivery: { flush: () => (duty.active ? delivery.flush() : Promise.resolve(undefined)) },
     typing,
     authorize: authorizeMessage,
     limits: config.limits,
@@ -131,6 +158,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   });
 
   queue.onSettled((job, outcome) => {
+    // Every gateway hears settled runs from BullMQ; only the active one answers for them.
+    if (!duty.active) return;
     metrics.runs.inc(1, { outcome });
     typing.end(`inbound:${job.inboundId}`);
     void delivery.flush();
@@ -150,13 +179,12 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     }
     markDone(message);
   };
-  delivery.start(1_000);
   const retention = startRetentionTimer({ retention: store.retention, settings: config.retention, logger });
 
   /** Everything but the adapters, in dependency order: runs, replies, HTTP, hooks, agents, the database. */
   const releaseAll = async (drainMs: number): Promise<void> => {
     await queue.close({ drainMs });
-    await delivery.flush();
+    if (duty.active) await delivery.flush();
     await delivery.stop();
     typing.stopAll();
     await http?.stop();
@@ -168,7 +196,6 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     await store.close();
   };
 
-  let http: GatewayHttpServer | undefined;
   let httpAddress: { host: string; port: number } | undefined;
   if (options.http) {
     http = new GatewayHttpServer({ host: config.http.host, port: config.http.port, logger });
@@ -181,19 +208,12 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
       httpAddress = await http.start();
     } catch (error) {
       await releaseAll(0);
+      await election.release();
       return { ok: false, issue: listenIssue(error, "HERMES_HTTP_PORT", config.http) };
     }
   }
 
-  const pending = await store.inbound.unfinished(10_000);
-  if (pending.length > 0) logger.info("recovering unfinished messages", { count: pending.length });
-  await gateway.recover(pending);
-
-  const adaptersStarted = await startAdapters(options.adapters, {
-    context: () => ({ receive: (message) => gateway.receive(message), route: http ? (method, routePath, handler) => http?.route(method, routePath, handler) : undefined }),
-    health: health.platforms,
-    logger,
-  });
+  await election.start(duty);
   await hooks.emit({ type: "gateway:startup", timestamp: Date.now(), platforms: [...adapters.keys()] });
 
   const running: GatewayProcess = {
@@ -217,10 +237,10 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
       if (stopping) return;
       stopping = true;
       await hooks.emit({ type: "gateway:shutdown", timestamp: Date.now() });
-      await Promise.all(options.adapters.map((adapter) => adapter.stop().catch(() => undefined)));
-      // A start still under way (a slow first connection) must not outlive the store it writes to.
-      await adaptersStarted.settled(5_000);
+      await election.halt();
+      await duty.stopAdapters();
       await releaseAll(stopOptions?.drainMs ?? 10_000);
+      await election.release();
     },
   };
   return { ok: true, process: running };

@@ -5,7 +5,8 @@ import type { ReadinessReport } from "./readiness.js";
 
 export interface HealthReport {
   status: "ok" | "stopping";
-  role: "gateway" | "worker";
+  /** `standby`: a gateway waiting to take over from the active one (with Redis), serving nothing but HTTP probes. */
+  role: "gateway" | "standby" | "worker";
   uptimeSeconds: number;
   [detail: string]: unknown;
 }

@@ -1,0 +1,140 @@
+import { Redis } from "ioredis";
+import { afterEach, describe, expect, it } from "vitest";
+import { startRedis, type TestRedis } from "../../../../test/support/redis-server.js";
+import { capturingLogger, type LogEntry } from "../outbound/testing.js";
+import { alwaysActive, leaseElection, type ActiveDuty, type GatewayElection } from "./gateway-election.js";
+import { connectGatewayLease, GATEWAY_LEASE_KEY } from "./gateway-lease.js";
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function redisServer(): Promise<TestRedis> {
+  const server = await startRedis();
+  cleanups.push(() => server.stop());
+  return server;
+}
+
+interface Contender {
+  election: GatewayElection;
+  duties: string[];
+  logs: LogEntry[];
+}
+
+/** A gateway's election with short intervals, recording when it takes up and puts down its duty. */
+function contender(server: TestRedis, pid: number, ttlMs = 400): Contender {
+  const { logger, entries } = capturingLogger();
+  const duties: string[] = [];
+  const duty: ActiveDuty = {
+    takeUp: async () => void duties.push("up"),
+    putDown: async () => void duties.push("down"),
+  };
+  const election = leaseElection(connectGatewayLease(server.url, logger, { pid, host: "box", ttlMs }), { logger, acquireEveryMs: 50, renewEveryMs: 100 });
+  const started = election.start(duty);
+  cleanups.push(async () => {
+    await started;
+    await election.halt();
+    await election.release();
+  });
+  return { election, duties, logs: entries };
+}
+
+async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !check(); ) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("leaseElection on a real redis-server", () => {
+  it("makes exactly one of two gateways active; the standby knows which one", async () => {
+    const server = await redisServer();
+    const a = contender(server, 101);
+    await until(() => a.election.role() === "active", "a to become active");
+    const b = contender(server, 202);
+    await until(() => b.election.activeGateway() !== undefined, "b to see a");
+    expect(b.election.role()).toBe("standby");
+    expect(b.election.activeGateway()).toMatchObject({ pid: 101, host: "box" });
+    expect(a.duties).toEqual(["up"]);
+    expect(b.duties).toEqual([]);
+    expect(a.logs.map((entry) => entry.msg)).toContain("became the active gateway");
+  });
+
+  it("steps down when its renewal finds another owner, after which exactly one gateway becomes active again", async () => {
+    const server = await redisServer();
+    const a = contender(server, 101);
+    await until(() => a.election.role() === "active", "a to become active");
+    const b = contender(server, 202);
+    await until(() => b.election.activeGateway() !== undefined, "b to see a");
+
+    // Someone else's value in the key, as when a paused gateway's lease lapsed and another took it.
+    const redis = new Redis(server.url);
+    await redis.set(GATEWAY_LEASE_KEY, JSON.stringify({ token: "x", pid: 303, host: "elsewhere", since: "2026-01-01T00:00:00.000Z" }), "PX", 300);
+    await redis.quit();
+    await until(() => a.duties.includes("down"), "a to step down");
+    expect(a.election.role()).toBe("standby");
+    expect(a.logs).toContainEqual(expect.objectContaining({ level: "warn", msg: "another gateway took the active-gateway lease; stepping down to standby", active: expect.objectContaining({ pid: 303 }) }));
+
+    // The stranger never renews: one of the two takes the lease again, and only one.
+    await until(() => a.election.role() === "active" || b.election.role() === "active", "a new active gateway");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect([a.election.role(), b.election.role()].filter((role) => role === "active")).toHaveLength(1);
+  });
+
+  it("lets the standby take over once the active one stops renewing (it died)", async () => {
+    const server = await redisServer();
+    const a = contender(server, 101);
+    await until(() => a.election.role() === "active", "a to become active");
+    const b = contender(server, 202);
+    await until(() => b.election.activeGateway() !== undefined, "b to see a");
+    await a.election.halt();
+    await until(() => b.election.role() === "active", "b to take over");
+    expect(b.duties).toEqual(["up"]);
+    expect(b.logs.map((entry) => entry.msg)).toContain("became the active gateway");
+  });
+
+  it("hands over at once on release, and a halted gateway no longer takes the lease", async () => {
+    const server = await redisServer();
+    const a = contender(server, 101, 60_000);
+    await until(() => a.election.role() === "active", "a to become active");
+    const b = contender(server, 202, 60_000);
+    await until(() => b.election.activeGateway() !== undefined, "b to see a");
+    await a.election.halt();
+    await a.election.release();
+    await until(() => b.election.role() === "active", "b to take over");
+    expect(b.duties).toEqual(["up"]);
+  });
+
+  it("stays active through a Redis outage, logging it once", async () => {
+    const server = await startRedis();
+    const a = contender(server, 101);
+    await until(() => a.election.role() === "active", "a to become active");
+    await server.stop();
+    await until(() => a.logs.some((entry) => entry.msg.startsWith("cannot renew the active-gateway lease")), "the outage to be noticed");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(a.election.role()).toBe("active");
+    expect(a.duties).toEqual(["up"]);
+    expect(a.logs.filter((entry) => entry.msg.startsWith("cannot renew the active-gateway lease"))).toHaveLength(1);
+  });
+
+  it("keeps a gateway standby while Redis cannot be reached", async () => {
+    const { logger, entries } = capturingLogger();
+    const election = leaseElection(connectGatewayLease("redis://127.0.0.1:1", logger), { logger, acquireEveryMs: 50 });
+    await election.start({ takeUp: async () => undefined, putDown: async () => undefined });
+    await election.halt();
+    await election.release();
+    expect(election.role()).toBe("standby");
+    expect(entries).toContainEqual(expect.objectContaining({ level: "warn", msg: "cannot reach Redis to take the active-gateway lease; staying standby" }));
+  });
+});
+
+describe("alwaysActive", () => {
+  it("takes up the duty at start and is active", async () => {
+    const duties: string[] = [];
+    const election = alwaysActive();
+    await election.start({ takeUp: async () => void duties.push("up"), putDown: async () => void duties.push("down") });
+    expect(election.role()).toBe("active");
+    expect(duties).toEqual(["up"]);
+  });
+});

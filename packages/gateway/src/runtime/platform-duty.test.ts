@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import type { PlatformAdapter } from "../core/adapter.js";
+import { createPlatformDuty, type PlatformDutyOptions } from "./platform-duty.js";
+
+/** An adapter that, like the real ones, can start only once. */
+function onceOnlyAdapter(platform: string, events: string[], name: string): PlatformAdapter {
+  let used = false;
+  return {
+    platform,
+    textLimit: 4096,
+    start: async () => {
+      if (used) throw new Error(`${name} started twice`);
+      used = true;
+      events.push(`start ${name}`);
+    },
+    stop: async () => void events.push(`stop ${name}`),
+    send: async () => ({ ok: true, messageId: "1" }),
+  };
+}
+
+function setUp(remake: boolean): { events: string[]; options: PlatformDutyOptions } {
+  const events: string[] = [];
+  let generation = 1;
+  const options: PlatformDutyOptions = {
+    adapters: new Map([["telegram", onceOnlyAdapter("telegram", events, "telegram#1")]]),
+    ...(remake && { remakeAdapters: async () => [onceOnlyAdapter("telegram", events, `telegram#${(generation += 1)}`)] }),
+    recover: async () => void events.push("recover"),
+    delivery: { start: () => void events.push("delivery on"), stop: async () => void events.push("delivery off") },
+    startAdapters: async (adapters) => {
+      for (const adapter of adapters) await adapter.start({ receive: async () => undefined, reportStatus: () => undefined });
+      return { settled: async () => undefined };
+    },
+    afterPutDown: () => void events.push("typing off"),
+  };
+  return { events, options };
+}
+
+describe("createPlatformDuty", () => {
+  it("takes up delivery, recovery and the adapters, puts them down, and takes up again with fresh adapters", async () => {
+    const { events, options } = setUp(true);
+    const duty = createPlatformDuty(options);
+    expect(duty.active).toBe(false);
+    await duty.takeUp();
+    expect(duty.active).toBe(true);
+    await duty.putDown();
+    expect(duty.active).toBe(false);
+    await duty.takeUp();
+    await duty.stopAdapters();
+    expect(events).toEqual([
+      "delivery on", "recover", "start telegram#1",
+      "stop telegram#1", "delivery off", "typing off",
+      "delivery on", "recover", "start telegram#2",
+      "stop telegram#2",
+    ]);
+    expect(options.adapters.get("telegram")).toBeDefined();
+  });
+
+  it("does not stop adapters it never started (a standby shutting down)", async () => {
+    const { events, options } = setUp(true);
+    await createPlatformDuty(options).stopAdapters();
+    expect(events).toEqual([]);
+  });
+
+  it("refuses to start the same adapters twice when it cannot make new ones", async () => {
+    const { options } = setUp(false);
+    const duty = createPlatformDuty(options);
+    await duty.takeUp();
+    await duty.putDown();
+    await expect(duty.takeUp()).rejects.toThrow("cannot be started a second time");
+  });
+});
