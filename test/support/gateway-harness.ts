@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { createMetricsRegistry, silentLogger } from "@hermes/agent";
+import { createMetricsRegistry, silentLogger, type Logger } from "@hermes/agent";
 import {
   ALL_TOOL_NAMES,
   DEFAULT_TOOL_NAMES,
@@ -31,6 +31,8 @@ export interface HarnessOptions {
   adapters?: (config: GatewayConfig) => PlatformAdapter[];
   /** Serve the HTTP server (webhooks, /healthz); set HERMES_HTTP_PORT=0 in env for a free port. */
   http?: boolean;
+  /** Where the gateway logs (default: nowhere), for tests that check what the operator is told. */
+  logger?: Logger;
 }
 
 /**
@@ -51,7 +53,7 @@ export async function startGatewayHarness(env: Record<string, string> = {}, home
     if (!loaded.ok) throw new Error(formatConfigIssues(loaded.errors));
     const adapter = new RecordingAdapter();
     const adapters = options.adapters ? options.adapters(loaded.config) : [adapter];
-    const started = await startGatewayProcess({ config: loaded.config, logger: silentLogger, adapters, http: options.http ?? false, metrics: createMetricsRegistry() });
+    const started = await startGatewayProcess({ config: loaded.config, logger: options.logger ?? silentLogger, adapters, http: options.http ?? false, metrics: createMetricsRegistry() });
     if (!started.ok) throw new Error(started.issue.message);
     return { adapter, gateway: started.process };
   };
