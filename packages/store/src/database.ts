@@ -84,6 +84,13 @@ export interface DeliveriesTable {
   last_error: string | null;
   created_at: number;
   updated_at: number;
+  /** The process sending it now, until `claim_expires_at` (ms); null when nobody does. */
+  claim_owner: string | null;
+  claim_expires_at: number | null;
+  /** Parts of a multi-part reply already sent. */
+  parts_sent: Generated<number>;
+  /** Not sent before this time (ms); null: due now. */
+  next_attempt_at: number | null;
 }
 
 export interface UsageTable {

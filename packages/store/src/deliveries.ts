@@ -1,27 +1,79 @@
-import type { Selectable } from "kysely";
-import type { DeliveriesTable } from "./database.js";
+import { sql, type Selectable, type UpdateObject } from "kysely";
+import type { Database, DeliveriesTable } from "./database.js";
 import type { StoreContext } from "./store-context.js";
 import type { DeliveryRecord, DeliveryStatus, NewDelivery } from "./types.js";
 
-/** The outbox: replies are written here in the same transaction that finishes a run, then sent by the gateway. */
+export interface DeliveryClaimRequest {
+  /** Who sends (one token per delivery service instance). */
+  owner: string;
+  /** Only rows of these platforms: a process never takes replies for a platform it does not run. */
+  platforms: readonly string[];
+  limit: number;
+  /** How long the claim holds without `renewClaim`; after that another process may take the row over. */
+  leaseMs: number;
+}
+
+export interface DeliveryFailure {
+  /** Give up (status "failed"); otherwise the row stays pending and counts one more attempt. */
+  final: boolean;
+  /** Not retried before this time (ms); unset: due at once. */
+  retryAt?: number;
+}
+
+/**
+ * The outbox: replies are written here in the same transaction that finishes a run, then sent by the gateway. A
+ * sender claims a row before sending it; every write of a sender checks that it still holds the claim and returns
+ * false (changing nothing) when it does not — another process took the row over after the lease ran out, or it is
+ * no longer pending.
+ */
 export interface DeliveryRepository {
   enqueue(delivery: NewDelivery): Promise<DeliveryRecord>;
-  /** Oldest first. */
+  get(id: number): Promise<DeliveryRecord | undefined>;
+  /** Oldest first, claimed or not. */
   pending(limit?: number): Promise<DeliveryRecord[]>;
   /** How many deliveries are still pending, counted by the database (for /healthz and metrics). */
   countPending(): Promise<number>;
-  markSent(id: number): Promise<void>;
-  /** Counts the attempt; a final failure stops further attempts, otherwise the delivery stays pending. */
-  recordFailure(id: number, error: string, final: boolean): Promise<void>;
+  /** Pending deliveries per platform. */
+  countPendingByPlatform(): Promise<Record<string, number>>;
+  /**
+   * Atomically claims due rows (no `nextAttemptAt` in the future) of `platforms` that nobody holds (or whose lease
+   * ran out) — only the oldest pending row of each chat, so a chat's replies go out in order whoever sends them.
+   * Oldest first.
+   */
+  claim(request: DeliveryClaimRequest): Promise<DeliveryRecord[]>;
+  /** Extends the lease of a row the owner holds. */
+  renewClaim(id: number, owner: string, leaseMs: number): Promise<boolean>;
+  /** Records that the first `partsSent` parts are out; a later sender resumes after them. */
+  markPartSent(id: number, owner: string, partsSent: number): Promise<boolean>;
+  /** Sent; the claim ends. */
+  markSent(id: number, owner: string): Promise<boolean>;
+  /** Counts a failed attempt; the claim ends. */
+  recordFailure(id: number, owner: string, error: string, failure: DeliveryFailure): Promise<boolean>;
+  /** Not before `until` (a platform's retry_after): not a failed attempt; the claim ends. */
+  defer(id: number, owner: string, until: number): Promise<boolean>;
+  /** Ends every claim the owner holds (on shutdown), so another process need not wait for the leases; the count. */
+  releaseClaims(owner: string): Promise<number>;
+  /** The earliest future `nextAttemptAt` of a pending row of `platforms`, for a wake-up timer. */
+  nextAttemptAt(platforms: readonly string[]): Promise<number | undefined>;
 }
 
 const DEFAULT_PENDING_LIMIT = 100;
+const NO_CLAIM = { claim_owner: null, claim_expires_at: null } as const;
 
 export function createDeliveryRepository(ctx: StoreContext): DeliveryRepository {
   const { db, exec } = ctx;
+  /** An update of a row `owner` holds and that is still pending; true when it changed the row. */
+  const updateHeld = (id: number, owner: string, values: UpdateObject<Database, "deliveries">): boolean =>
+    exec.run(db.updateTable("deliveries").set(values).where("id", "=", id).where("claim_owner", "=", owner).where("status", "=", "pending")).changes > 0;
+
   return {
     async enqueue(delivery) {
       return insertDelivery(ctx, delivery);
+    },
+
+    async get(id) {
+      const row = exec.first(db.selectFrom("deliveries").selectAll().where("id", "=", id));
+      return row === undefined ? undefined : toDeliveryRecord(row);
     },
 
     async pending(limit = DEFAULT_PENDING_LIMIT) {
@@ -46,22 +98,89 @@ export function createDeliveryRepository(ctx: StoreContext): DeliveryRepository 
       return Number(row?.count ?? 0);
     },
 
-    async markSent(id) {
-      exec.run(db.updateTable("deliveries").set({ status: "sent", updated_at: ctx.now() }).where("id", "=", id));
+    async countPendingByPlatform() {
+      const rows = exec.all(
+        db
+          .selectFrom("deliveries")
+          .select(["platform", (eb) => eb.fn.countAll<number>().as("count")])
+          .where("status", "=", "pending")
+          .groupBy("platform"),
+      );
+      return Object.fromEntries(rows.map((row) => [row.platform, Number(row.count)]));
     },
 
-    async recordFailure(id, error, final) {
-      exec.run(
+    async claim({ owner, platforms, limit, leaseMs }) {
+      const take = Math.floor(limit);
+      if (platforms.length === 0 || !(take > 0)) return [];
+      return exec.write(() => {
+        const now = ctx.now();
+        const chatHeads = db
+          .selectFrom("deliveries")
+          .select((eb) => eb.fn.min<number>("id").as("id"))
+          .where("status", "=", "pending")
+          .where("platform", "in", [...platforms])
+          .groupBy(["platform", "chat_id"]);
+        const claimable = db
+          .selectFrom("deliveries")
+          .select("id")
+          .where("id", "in", chatHeads)
+          .where((eb) => eb.or([eb("next_attempt_at", "is", null), eb("next_attempt_at", "<=", now)]))
+          .where((eb) => eb.or([eb("claim_owner", "is", null), eb("claim_expires_at", "<=", now)]))
+          .orderBy("id")
+          .limit(take);
+        const rows = exec.all(
+          db
+            .updateTable("deliveries")
+            .set({ claim_owner: owner, claim_expires_at: now + Math.max(0, leaseMs) })
+            .where("id", "in", claimable)
+            .returningAll(),
+        );
+        return rows.map(toDeliveryRecord).sort((a, b) => a.id - b.id);
+      });
+    },
+
+    async renewClaim(id, owner, leaseMs) {
+      return updateHeld(id, owner, { claim_expires_at: ctx.now() + Math.max(0, leaseMs) });
+    },
+
+    async markPartSent(id, owner, partsSent) {
+      return updateHeld(id, owner, { parts_sent: Math.max(0, Math.floor(partsSent)), updated_at: ctx.now() });
+    },
+
+    async markSent(id, owner) {
+      return updateHeld(id, owner, { status: "sent", updated_at: ctx.now(), ...NO_CLAIM });
+    },
+
+    async recordFailure(id, owner, error, failure) {
+      return updateHeld(id, owner, {
+        attempts: sql<number>`attempts + 1`,
+        last_error: error,
+        status: failure.final ? "failed" : "pending",
+        next_attempt_at: failure.final ? null : (failure.retryAt ?? null),
+        updated_at: ctx.now(),
+        ...NO_CLAIM,
+      });
+    },
+
+    async defer(id, owner, until) {
+      return updateHeld(id, owner, { next_attempt_at: until, updated_at: ctx.now(), ...NO_CLAIM });
+    },
+
+    async releaseClaims(owner) {
+      return exec.run(db.updateTable("deliveries").set(NO_CLAIM).where("claim_owner", "=", owner).where("status", "=", "pending")).changes;
+    },
+
+    async nextAttemptAt(platforms) {
+      if (platforms.length === 0) return undefined;
+      const row = exec.first(
         db
-          .updateTable("deliveries")
-          .set((eb) => ({
-            attempts: eb("attempts", "+", 1),
-            last_error: error,
-            status: final ? "failed" : "pending",
-            updated_at: ctx.now(),
-          }))
-          .where("id", "=", id),
+          .selectFrom("deliveries")
+          .select((eb) => eb.fn.min<number>("next_attempt_at").as("at"))
+          .where("status", "=", "pending")
+          .where("platform", "in", [...platforms])
+          .where("next_attempt_at", ">", ctx.now()),
       );
+      return row?.at ?? undefined;
     },
   };
 }
@@ -84,6 +203,9 @@ export function insertDelivery(ctx: StoreContext, delivery: NewDelivery): Delive
         attempts: 0,
         created_at: now,
         updated_at: now,
+        claim_owner: null,
+        claim_expires_at: null,
+        next_attempt_at: null,
       })
       .returningAll(),
   );
@@ -107,5 +229,9 @@ function toDeliveryRecord(row: Selectable<DeliveriesTable>): DeliveryRecord {
     lastError: row.last_error ?? undefined,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    partsSent: row.parts_sent,
+    nextAttemptAt: row.next_attempt_at ?? undefined,
+    claimOwner: row.claim_owner ?? undefined,
+    claimExpiresAt: row.claim_expires_at ?? undefined,
   };
 }

@@ -8,7 +8,7 @@ export type { SessionRepository } from "./sessions.js";
 export type { MessageRepository } from "./messages.js";
 export type { SearchQuery, SearchSessions } from "./search.js";
 export type { InboundRepository, NewInbound } from "./inbound.js";
-export type { DeliveryRepository } from "./deliveries.js";
+export type { DeliveryClaimRequest, DeliveryFailure, DeliveryRepository } from "./deliveries.js";
 export type { DailyUsage, RunUsage, UsageOwner, UsageRepository, UsageTotals } from "./usage.js";
 export { utcDayOf } from "./usage.js";
 export type { ApprovedUserInput, NewPairingRequest, PairingRepository } from "./pairing.js";

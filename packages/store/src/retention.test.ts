@@ -16,9 +16,11 @@ async function inbound(store: Store, messageId: string, status: InboundStatus): 
 }
 
 async function delivery(store: Store, text: string, outcome: "sent" | "failed" | "pending"): Promise<number> {
-  const record = await store.deliveries.enqueue({ platform: "telegram", chatId: "42", text, kind: "reply" });
-  if (outcome === "sent") await store.deliveries.markSent(record.id);
-  if (outcome === "failed") await store.deliveries.recordFailure(record.id, "403 Forbidden", true);
+  // A chat of its own, so the claim (oldest pending row of each chat) reaches it.
+  const record = await store.deliveries.enqueue({ platform: "telegram", chatId: `chat-${text}`, text, kind: "reply" });
+  if (outcome !== "pending") await store.deliveries.claim({ owner: "sender", platforms: ["telegram"], limit: 1_000, leaseMs: 60_000 });
+  if (outcome === "sent") await store.deliveries.markSent(record.id, "sender");
+  if (outcome === "failed") await store.deliveries.recordFailure(record.id, "sender", "403 Forbidden", { final: true });
   return record.id;
 }
 

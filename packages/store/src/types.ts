@@ -92,9 +92,19 @@ export interface DeliveryRecord {
   lastError?: string;
   createdAt: number;
   updatedAt: number;
+  /** Parts of a multi-part reply already sent; a new sender resumes after them. */
+  partsSent: number;
+  /** Not sent before this time (a platform's retry_after, a retry's backoff); unset: due now. */
+  nextAttemptAt?: number;
+  /** The process sending it, while `claimExpiresAt` has not passed. */
+  claimOwner?: string;
+  claimExpiresAt?: number;
 }
 
-export type NewDelivery = Omit<DeliveryRecord, "id" | "status" | "attempts" | "lastError" | "createdAt" | "updatedAt">;
+export type NewDelivery = Omit<
+  DeliveryRecord,
+  "id" | "status" | "attempts" | "lastError" | "createdAt" | "updatedAt" | "partsSent" | "nextAttemptAt" | "claimOwner" | "claimExpiresAt"
+>;
 
 export interface UsageRecord {
   sessionId: string;

@@ -1,43 +1,53 @@
 import { describe, expect, it } from "vitest";
-import { forEachConcurrently, groupByChat } from "./chat-lanes.js";
-import type { DeliveryRecordLike } from "./delivery-types.js";
+import { ChatLanes, chatLaneKey } from "./chat-lanes.js";
 import { gate } from "./testing.js";
 
-function delivery(id: number, platform: string, chatId: string): DeliveryRecordLike {
-  return { id, platform, chatId, text: `#${id}`, kind: "reply", attempts: 0 };
-}
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-describe("groupByChat", () => {
-  it("keeps each chat's deliveries in order and tells platforms apart", () => {
-    const lanes = groupByChat([delivery(1, "telegram", "1"), delivery(2, "discord", "1"), delivery(3, "telegram", "1"), delivery(4, "telegram", "2")]);
-    expect(lanes.map((lane) => lane.map((item) => item.id))).toEqual([[1, 3], [2], [4]]);
+describe("chatLaneKey", () => {
+  it("tells platforms apart", () => {
+    expect(chatLaneKey({ platform: "telegram", chatId: "1" })).not.toBe(chatLaneKey({ platform: "discord", chatId: "1" }));
+    expect(chatLaneKey({ platform: "telegram", chatId: "1" })).toBe(chatLaneKey({ platform: "telegram", chatId: "1" }));
   });
 });
 
-describe("forEachConcurrently", () => {
-  it("runs at most the given number of items at once and all of them in the end", async () => {
+describe("ChatLanes", () => {
+  it("runs one chat's work in order and other chats' work beside it", async () => {
     const held = gate();
-    let running = 0;
-    let peak = 0;
-    const done: number[] = [];
-    const finished = forEachConcurrently([1, 2, 3, 4, 5], 2, async (item) => {
-      running += 1;
-      peak = Math.max(peak, running);
+    const lanes = new ChatLanes(4);
+    const done: string[] = [];
+    lanes.run("a", async () => {
       await held.promise;
-      running -= 1;
-      done.push(item);
+      done.push("a1");
     });
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(running).toBe(2);
+    lanes.run("a", async () => void done.push("a2"));
+    lanes.run("b", async () => void done.push("b1"));
+    expect(lanes.busy).toBe(2);
+    expect(lanes.free).toBe(2);
+    await tick();
+    expect(done).toEqual(["b1"]);
     held.open();
-    await finished;
-    expect(peak).toBe(2);
-    expect(done.sort()).toEqual([1, 2, 3, 4, 5]);
+    await lanes.idle();
+    expect(done).toEqual(["b1", "a1", "a2"]);
+    expect(lanes.busy).toBe(0);
   });
 
-  it("copes with no items", async () => {
-    const seen: number[] = [];
-    await forEachConcurrently([], 3, async (item: number) => void seen.push(item));
-    expect(seen).toEqual([]);
+  it("wakes a waiter when work finishes or on demand, and at once when idle", async () => {
+    const lanes = new ChatLanes(1);
+    await lanes.settled();
+    const held = gate();
+    lanes.run("a", () => held.promise);
+    expect(lanes.free).toBe(0);
+    let woken = 0;
+    void lanes.settled().then(() => (woken += 1));
+    await tick();
+    expect(woken).toBe(0);
+    lanes.wake();
+    await tick();
+    expect(woken).toBe(1);
+    const finished = lanes.settled();
+    held.open();
+    await finished;
+    expect(lanes.free).toBe(1);
   });
 });

@@ -1,26 +1,53 @@
-import type { DeliveryRecordLike } from "./delivery-types.js";
-
-/** Deliveries grouped by chat, each group in the order given (oldest first), groups in order of first appearance. */
-export function groupByChat(deliveries: readonly DeliveryRecordLike[]): DeliveryRecordLike[][] {
-  const lanes = new Map<string, DeliveryRecordLike[]>();
-  for (const delivery of deliveries) {
-    const key = `${delivery.platform}\u0000${delivery.chatId}`;
-    const lane = lanes.get(key);
-    if (lane) lane.push(delivery);
-    else lanes.set(key, [delivery]);
-  }
-  return [...lanes.values()];
+/** The lane a delivery belongs to: one per chat of a platform; a chat's deliveries go out one after another. */
+export function chatLaneKey(delivery: { platform: string; chatId: string }): string {
+  return `${delivery.platform}\u0000${delivery.chatId}`;
 }
 
-/** Runs `work` over `items` with at most `concurrency` running at once. */
-export async function forEachConcurrently<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next];
-      next += 1;
-      if (item !== undefined) await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
+/**
+ * Per-chat lanes with a bound on how many run at once. Work added to a busy lane runs after the lane's earlier work,
+ * so one chat never sees its messages out of order; lanes never wait for each other.
+ */
+export class ChatLanes {
+  private readonly lanes = new Map<string, Promise<void>>();
+  private wakeWaiters: Array<() => void> = [];
+
+  constructor(readonly capacity: number) {}
+
+  /** Lanes with work right now. */
+  get busy(): number {
+    return this.lanes.size;
+  }
+
+  /** How many more lanes may start now. */
+  get free(): number {
+    return Math.max(0, this.capacity - this.lanes.size);
+  }
+
+  /** Queues `work` on the lane `key`; `work` must not reject (a lane would stop at the first rejection). */
+  run(key: string, work: () => Promise<void>): void {
+    const previous = this.lanes.get(key) ?? Promise.resolve();
+    const next: Promise<void> = previous.then(work).finally(() => {
+      if (this.lanes.get(key) === next) this.lanes.delete(key);
+      this.wake();
+    });
+    this.lanes.set(key, next);
+  }
+
+  /** Resolves when some work finishes (at once when no lane is busy) or `wake` is called. */
+  settled(): Promise<void> {
+    if (this.lanes.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.wakeWaiters.push(resolve));
+  }
+
+  /** Lets whoever waits in `settled` look again (say, new deliveries arrived). */
+  wake(): void {
+    const waiters = this.wakeWaiters;
+    this.wakeWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  /** Resolves when every lane is empty. */
+  async idle(): Promise<void> {
+    while (this.lanes.size > 0) await Promise.allSettled([...this.lanes.values()]);
+  }
 }

@@ -1,56 +1,61 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Store } from "@hermes/store";
 import type { PlatformAdapter } from "../core/adapter.js";
-import { DeliveryService, type DeliveryServiceOptions } from "./delivery-service.js";
-import type { DeliveryOutcome } from "./delivery-types.js";
-import { FakeAdapter, MemoryDeliveryStore, capturingLogger, gate } from "./testing.js";
+import type { DeliveryServiceOptions } from "./delivery-service.js";
+import { deliveryFixtures } from "./delivery-testing.js";
+import { FakeAdapter, gate } from "./testing.js";
 
 const CONNECTION_LOST = { ok: false, retryable: true, error: "connect ECONNRESET" } as const;
 const BAD_MARKUP = { ok: false, retryable: false, error: "Bad Request: can't parse entities" } as const;
+// Past any retry backoff, so the next flush finds a retried delivery due.
+const BACKOFF_PASSED_MS = 60_000;
 
-function setup(adapterList: PlatformAdapter[] = [new FakeAdapter()], extra: Partial<DeliveryServiceOptions> = {}) {
-  const store = new MemoryDeliveryStore();
-  const { logger, entries } = capturingLogger();
-  const sleeps: number[] = [];
-  const outcomes: [number, DeliveryOutcome][] = [];
-  const service = new DeliveryService({
-    store,
-    adapters: new Map(adapterList.map((adapter) => [adapter.platform, adapter])),
-    logger,
-    sleep: async (ms) => {
-      sleeps.push(ms);
-    },
-    random: () => 0.5,
-    onDelivered: (delivery, outcome) => outcomes.push([delivery.id, outcome]),
-    ...extra,
-  });
-  return { store, service, entries, sleeps, outcomes };
+const fixtures = deliveryFixtures();
+afterEach(() => fixtures.cleanup());
+
+async function setup(adapterList: PlatformAdapter[] = [new FakeAdapter()], extra: Partial<DeliveryServiceOptions> = {}) {
+  const { store } = await fixtures.open();
+  const add = (delivery: Parameters<typeof fixtures.add>[1]) => fixtures.add(store, delivery);
+  const get = async (id: number) => store.deliveries.get(id);
+  return { store, add, get, ...fixtures.service(store, adapterList, extra) };
 }
+
+const statuses = async (store: Store): Promise<string[]> => {
+  const rows = [];
+  for (let id = 1; ; id++) {
+    const row = await store.deliveries.get(id);
+    if (!row) return rows;
+    rows.push(row.status);
+  }
+};
 
 describe("DeliveryService.flush: sending", () => {
   it("sends a short reply as one formatted message that quotes the message it answers", async () => {
     const adapter = new FakeAdapter({ formatMarkdown: (markdown) => `<b>${markdown}</b>` });
-    const { store, service, outcomes } = setup([adapter]);
-    const delivery = store.add({ text: "Hello!", chatId: "42", threadId: "7", replyToMessageId: "m1" });
+    const { add, get, service, outcomes } = await setup([adapter]);
+    const delivery = await add({ text: "Hello!", chatId: "42", threadId: "7", replyToMessageId: "m1" });
 
     expect(await service.flush()).toEqual({ sent: 1, failed: 0 });
-    expect(adapter.sends).toEqual([{ target: { chatId: "42", threadId: "7", replyToMessageId: "m1" }, message: { text: "<b>Hello!</b>", format: "markdown" } }]);
-    expect(store.get(delivery.id)?.status).toBe("sent");
+    expect(adapter.sends).toEqual([
+      { target: { chatId: "42", threadId: "7", replyToMessageId: "m1" }, message: { text: "<b>Hello!</b>", format: "markdown", idempotencyKey: `d${delivery.id}p1` } },
+    ]);
+    expect(await get(delivery.id)).toMatchObject({ status: "sent", claimOwner: undefined });
     expect(outcomes).toEqual([[delivery.id, "sent"]]);
     expect(await service.flush()).toEqual({ sent: 0, failed: 0 });
   });
 
   it("sends markdown as it is when the adapter has no formatter", async () => {
     const adapter = new FakeAdapter();
-    const { store, service } = setup([adapter]);
-    store.add({ text: "*bold*" });
+    const { add, service } = await setup([adapter]);
+    await add({ text: "*bold*" });
     await service.flush();
-    expect(adapter.sends[0]?.message).toEqual({ text: "*bold*", format: "markdown" });
+    expect(adapter.sends[0]?.message).toMatchObject({ text: "*bold*", format: "markdown" });
   });
 
   it("splits a long reply at the platform's limit, quoting only with the first message", async () => {
     const adapter = new FakeAdapter({ textLimit: 40, formatMarkdown: (markdown) => markdown.toUpperCase() });
-    const { store, service } = setup([adapter]);
-    store.add({ text: "first paragraph of the reply\n\nsecond paragraph of the reply", chatId: "9", threadId: "t", replyToMessageId: "m" });
+    const { add, service } = await setup([adapter]);
+    const delivery = await add({ text: "first paragraph of the reply\n\nsecond paragraph of the reply", chatId: "9", threadId: "t", replyToMessageId: "m" });
 
     expect(await service.flush()).toEqual({ sent: 1, failed: 0 });
     expect(adapter.sends.map((call) => call.target)).toEqual([
@@ -58,16 +63,18 @@ describe("DeliveryService.flush: sending", () => {
       { chatId: "9", threadId: "t" },
     ]);
     expect(adapter.sends.map((call) => call.message.text)).toEqual(["FIRST PARAGRAPH OF THE REPLY\n(1/2)", "SECOND PARAGRAPH OF THE REPLY\n(2/2)"]);
+    expect(adapter.sends.map((call) => call.message.idempotencyKey)).toEqual([`d${delivery.id}p1`, `d${delivery.id}p2`]);
   });
 
-  it("sends pending deliveries oldest first and keeps each chat's messages in order", async () => {
+  it("keeps each chat's messages in order and serves chats oldest first, one at a time with a concurrency of 1", async () => {
     const adapter = new FakeAdapter();
-    const { store, service } = setup([adapter], { chatConcurrency: 1 });
-    store.add({ text: "a1", chatId: "a" });
-    store.add({ text: "b1", chatId: "b" });
-    store.add({ text: "a2", chatId: "a" });
-    await service.flush();
-    expect(adapter.delivered).toEqual(["a1", "a2", "b1"]);
+    const { add, service } = await setup([adapter], { chatConcurrency: 1 });
+    await add({ text: "a1", chatId: "a" });
+    await add({ text: "b1", chatId: "b" });
+    await add({ text: "a2", chatId: "a" });
+    expect(await service.flush()).toEqual({ sent: 3, failed: 0 });
+    // After a1, the oldest waiting message is b1: a busy chat does not starve the others.
+    expect(adapter.delivered).toEqual(["a1", "b1", "a2"]);
   });
 });
 
@@ -75,13 +82,13 @@ describe("DeliveryService.flush: failures", () => {
   it("retries a rejected formatted message once as plain text", async () => {
     const adapter = new FakeAdapter({ formatMarkdown: (markdown) => `<i>${markdown}</i>` });
     adapter.respondNext(BAD_MARKUP);
-    const { store, service, sleeps } = setup([adapter]);
-    store.add({ text: "a <tricky> reply" });
+    const { add, service, sleeps } = await setup([adapter]);
+    const delivery = await add({ text: "a <tricky> reply" });
 
     expect(await service.flush()).toEqual({ sent: 1, failed: 0 });
     expect(adapter.sends.map((call) => call.message)).toEqual([
-      { text: "<i>a <tricky> reply</i>", format: "markdown" },
-      { text: "a <tricky> reply", format: "plain" },
+      { text: "<i>a <tricky> reply</i>", format: "markdown", idempotencyKey: `d${delivery.id}p1` },
+      { text: "a <tricky> reply", format: "plain", idempotencyKey: `d${delivery.id}p1` },
     ]);
     expect(sleeps).toEqual([]);
   });
@@ -89,15 +96,19 @@ describe("DeliveryService.flush: failures", () => {
   it("gives up a reply the platform rejects in both forms and says so in the chat, once, as plain text", async () => {
     const adapter = new FakeAdapter();
     adapter.respondNext(BAD_MARKUP, { ok: false, retryable: false, error: "Forbidden: bot was blocked" });
-    const { store, service, entries, outcomes } = setup([adapter]);
-    const delivery = store.add({ text: "answer", chatId: "5", replyToMessageId: "m" });
+    const { add, get, service, entries, outcomes } = await setup([adapter]);
+    const delivery = await add({ text: "answer", chatId: "5", replyToMessageId: "m" });
 
     expect(await service.flush()).toEqual({ sent: 0, failed: 1 });
-    expect(store.get(delivery.id)).toMatchObject({ status: "failed", attempts: 1, lastError: "Forbidden: bot was blocked" });
+    expect(await get(delivery.id)).toMatchObject({ status: "failed", attempts: 1, lastError: "Forbidden: bot was blocked" });
     expect(adapter.sends).toHaveLength(3);
     expect(adapter.sends[2]).toEqual({
       target: { chatId: "5" },
-      message: { text: "Sorry, I couldn't deliver my reply (the chat service rejected it: Forbidden: bot was blocked). Please try again.", format: "plain" },
+      message: {
+        text: "Sorry, I couldn't deliver my reply (the chat service rejected it: Forbidden: bot was blocked). Please try again.",
+        format: "plain",
+        idempotencyKey: `d${delivery.id}n`,
+      },
     });
     expect(outcomes).toEqual([[delivery.id, "failed"]]);
     expect(entries).toContainEqual(expect.objectContaining({ level: "error", msg: "delivery failed", deliveryId: delivery.id, error: "Forbidden: bot was blocked" }));
@@ -105,35 +116,25 @@ describe("DeliveryService.flush: failures", () => {
 
   it("sends no failure notice for a failed notice", async () => {
     const adapter = new FakeAdapter({ respond: () => BAD_MARKUP });
-    const { store, service } = setup([adapter]);
-    store.add({ text: "pairing code", kind: "notice" });
+    const { add, service } = await setup([adapter]);
+    await add({ text: "pairing code", kind: "notice" });
     expect(await service.flush()).toEqual({ sent: 0, failed: 1 });
     expect(adapter.sends).toHaveLength(2);
   });
 
   it("logs, and does not retry, a failure notice the platform refuses", async () => {
     const adapter = new FakeAdapter({ respond: () => BAD_MARKUP });
-    const { store, service, entries } = setup([adapter]);
-    store.add({ text: "answer" });
+    const { add, service, entries } = await setup([adapter]);
+    await add({ text: "answer" });
     await service.flush();
     expect(adapter.sends).toHaveLength(3);
     expect(entries).toContainEqual(expect.objectContaining({ level: "warn", msg: "could not send the failure notice" }));
   });
 
-  it("fails a delivery for a platform without an adapter, with a clear error", async () => {
-    const adapter = new FakeAdapter();
-    const { store, service, entries } = setup([adapter]);
-    const delivery = store.add({ text: "hi", platform: "matrix" });
-    expect(await service.flush()).toEqual({ sent: 0, failed: 1 });
-    expect(store.get(delivery.id)).toMatchObject({ status: "failed", lastError: 'no adapter is running for platform "matrix"' });
-    expect(adapter.sends).toEqual([]);
-    expect(entries).toContainEqual(expect.objectContaining({ msg: "delivery failed", platform: "matrix" }));
-  });
-
   it("fails an empty reply and tells the chat", async () => {
     const adapter = new FakeAdapter();
-    const { store, service } = setup([adapter]);
-    store.add({ text: "  \n " });
+    const { add, service } = await setup([adapter]);
+    await add({ text: "  \n " });
     expect(await service.flush()).toEqual({ sent: 0, failed: 1 });
     expect(adapter.delivered).toEqual(["Sorry, I couldn't deliver my reply (it was empty). Please try again."]);
   });
@@ -144,10 +145,10 @@ describe("DeliveryService.flush: failures", () => {
         throw new Error("socket closed");
       },
     });
-    const { store, service } = setup([adapter]);
-    const delivery = store.add({ text: "hi", kind: "notice" });
+    const { add, get, service } = await setup([adapter]);
+    const delivery = await add({ text: "hi", kind: "notice" });
     expect(await service.flush()).toEqual({ sent: 0, failed: 1 });
-    expect(store.get(delivery.id)?.lastError).toBe("adapter threw: socket closed");
+    expect((await get(delivery.id))?.lastError).toBe("adapter threw: socket closed");
   });
 
   it("sends plain text when the formatter throws", async () => {
@@ -156,18 +157,18 @@ describe("DeliveryService.flush: failures", () => {
         throw new Error("formatter bug");
       },
     });
-    const { store, service } = setup([adapter]);
-    store.add({ text: "*hi*" });
+    const { add, service } = await setup([adapter]);
+    await add({ text: "*hi*" });
     expect(await service.flush()).toEqual({ sent: 1, failed: 0 });
-    expect(adapter.sends.map((call) => call.message)).toEqual([{ text: "*hi*", format: "plain" }]);
+    expect(adapter.sends.map((call) => call.message)).toEqual([{ text: "*hi*", format: "plain", idempotencyKey: "d1p1" }]);
   });
 
   it("fails one delivery whose adapter is broken without stopping the others", async () => {
     const broken = new FakeAdapter({ platform: "broken", textLimit: 0 });
     const working = new FakeAdapter();
-    const { store, service, entries } = setup([broken, working]);
-    store.add({ text: "one", platform: "broken" });
-    store.add({ text: "two" });
+    const { add, service, entries } = await setup([broken, working]);
+    await add({ text: "one", platform: "broken" });
+    await add({ text: "two" });
     expect(await service.flush()).toEqual({ sent: 1, failed: 1 });
     expect(working.delivered).toEqual(["two"]);
     expect(broken.delivered).toEqual(["Sorry, I couldn't deliver my reply (an internal error). Please try again."]);
@@ -179,79 +180,88 @@ describe("DeliveryService.flush: retryable failures", () => {
   it("retries connection errors with exponential backoff, then succeeds", async () => {
     const adapter = new FakeAdapter();
     adapter.respondNext(CONNECTION_LOST, CONNECTION_LOST, CONNECTION_LOST);
-    const { store, service, sleeps } = setup([adapter]);
-    store.add({ text: "hi" });
+    const { add, service, sleeps } = await setup([adapter]);
+    await add({ text: "hi" });
     expect(await service.flush()).toEqual({ sent: 1, failed: 0 });
     expect(adapter.sends).toHaveLength(4);
     expect(sleeps).toEqual([500, 1000, 2000]);
   });
 
-  it("waits as long as a rate limit asks", async () => {
+  it("defers a rate-limited delivery for as long as the platform asks, without waiting and without counting an attempt", async () => {
     const adapter = new FakeAdapter();
     adapter.respondNext({ ok: false, retryable: true, error: "Too Many Requests", retryAfterMs: 3000 });
-    const { store, service, sleeps } = setup([adapter]);
-    store.add({ text: "hi" });
-    await service.flush();
-    expect(sleeps).toEqual([3000]);
+    const { add, get, service, sleeps } = await setup([adapter]);
+    const delivery = await add({ text: "hi" });
+    expect(await service.flush()).toEqual({ sent: 0, failed: 0 });
+    expect(sleeps).toEqual([]);
+    expect(await get(delivery.id)).toMatchObject({ status: "pending", attempts: 0, nextAttemptAt: fixtures.now() + 3000, claimOwner: undefined });
+
+    fixtures.advance(2999);
+    expect(await service.flush()).toEqual({ sent: 0, failed: 0 });
+    fixtures.advance(1);
+    expect(await service.flush()).toEqual({ sent: 1, failed: 0 });
     expect(adapter.delivered).toEqual(["hi"]);
   });
 
   it("keeps a delivery pending after maxAttempts sends and resumes later without repeating sent parts", async () => {
     const adapter = new FakeAdapter({ textLimit: 30 });
-    const { store, service, outcomes, entries } = setup([adapter], { maxAttempts: 3 });
-    const delivery = store.add({ text: "first part of the reply.\n\nsecond part of it.\n\nthird part of it." });
+    const { add, get, service, outcomes, entries } = await setup([adapter], { maxAttempts: 3 });
+    const delivery = await add({ text: "first part of the reply.\n\nsecond part of it.\n\nthird part of it." });
     adapter.respondNext({ ok: true }, CONNECTION_LOST, CONNECTION_LOST, CONNECTION_LOST);
 
     expect(await service.flush()).toEqual({ sent: 0, failed: 0 });
-    expect(store.get(delivery.id)).toMatchObject({ status: "pending", attempts: 1 });
+    expect(await get(delivery.id)).toMatchObject({ status: "pending", attempts: 1, partsSent: 1 });
     expect(adapter.sends).toHaveLength(4);
     expect(outcomes).toEqual([]);
     expect(entries).toContainEqual(expect.objectContaining({ level: "warn", msg: "delivery failed; it will be retried" }));
 
+    // Not due before its backoff has passed.
+    expect(await service.flush()).toEqual({ sent: 0, failed: 0 });
+    fixtures.advance(BACKOFF_PASSED_MS);
     expect(await service.flush()).toEqual({ sent: 1, failed: 0 });
     expect(adapter.delivered).toEqual(["first part of the reply.\n(1/3)", "second part of it.\n(2/3)", "third part of it.\n(3/3)"]);
   });
 
-  it("gives up after maxDeliveryAttempts flushes and tells the chat what is left undelivered", async () => {
+  it("gives up after maxDeliveryAttempts failed attempts and tells the chat what is left undelivered", async () => {
     const adapter = new FakeAdapter({ textLimit: 30 });
-    const { store, service } = setup([adapter], { maxAttempts: 2, maxDeliveryAttempts: 2 });
-    const delivery = store.add({ text: "first part of the reply.\n\nsecond part of it.", chatId: "c" });
+    const { add, get, service } = await setup([adapter], { maxAttempts: 2, maxDeliveryAttempts: 2 });
+    const delivery = await add({ text: "first part of the reply.\n\nsecond part of it.", chatId: "c" });
     adapter.respondNext({ ok: true }, CONNECTION_LOST, CONNECTION_LOST, CONNECTION_LOST, CONNECTION_LOST);
 
     expect(await service.flush()).toEqual({ sent: 0, failed: 0 });
+    fixtures.advance(BACKOFF_PASSED_MS);
     expect(await service.flush()).toEqual({ sent: 0, failed: 1 });
-    expect(store.get(delivery.id)).toMatchObject({ status: "failed", attempts: 2, lastError: "part 2 of 2: connect ECONNRESET" });
+    expect(await get(delivery.id)).toMatchObject({ status: "failed", attempts: 2, lastError: "part 2 of 2: connect ECONNRESET" });
     expect(adapter.sends.at(-1)?.message).toEqual({
       text: "Sorry, I couldn't deliver the rest of my reply (the chat service could not be reached). Please try again.",
       format: "plain",
+      idempotencyKey: `d${delivery.id}n`,
     });
   });
 
   it("holds back later messages to a chat while an earlier one is pending, but not other chats'", async () => {
     const adapter = new FakeAdapter({ respond: (call) => (call.target.chatId === "a" ? CONNECTION_LOST : { ok: true }) });
-    const { store, service } = setup([adapter], { maxAttempts: 1 });
-    store.add({ text: "a1", chatId: "a" });
-    store.add({ text: "a2", chatId: "a" });
-    store.add({ text: "b1", chatId: "b" });
+    const { add, service } = await setup([adapter], { maxAttempts: 1 });
+    await add({ text: "a1", chatId: "a" });
+    await add({ text: "a2", chatId: "a" });
+    await add({ text: "b1", chatId: "b" });
     expect(await service.flush()).toEqual({ sent: 1, failed: 0 });
     expect(adapter.sends.map((call) => call.message.text)).toEqual(["a1", "b1"]);
   });
 
-  it("does not send a chunk again when marking the delivery sent failed", async () => {
+  it("does not send a part again when marking the delivery sent failed", async () => {
     const adapter = new FakeAdapter();
-    const store = new MemoryDeliveryStore();
+    const { store } = await fixtures.open();
     let markSentFailures = 1;
     const flakyStore = {
-      pending: (limit?: number) => store.pending(limit),
-      recordFailure: (id: number, error: string, final: boolean) => store.recordFailure(id, error, final),
-      markSent: async (id: number) => {
+      ...store.deliveries,
+      markSent: async (id: number, owner: string) => {
         if (markSentFailures-- > 0) throw new Error("database is locked");
-        await store.markSent(id);
+        return store.deliveries.markSent(id, owner);
       },
     };
-    const { logger, entries } = capturingLogger();
-    const service = new DeliveryService({ store: flakyStore, adapters: new Map([["fake", adapter]]), logger });
-    store.add({ text: "hi" });
+    const { service, entries } = fixtures.service(store, [adapter], { store: flakyStore });
+    await fixtures.add(store, { text: "hi" });
     expect(await service.flush()).toEqual({ sent: 0, failed: 0 });
     expect(entries).toContainEqual(expect.objectContaining({ level: "error", msg: "could not mark a delivery sent" }));
     expect(await service.flush()).toEqual({ sent: 1, failed: 0 });
@@ -263,35 +273,40 @@ describe("DeliveryService: concurrency and polling", () => {
   it("never sends a delivery twice when flushes are requested concurrently", async () => {
     const held = gate();
     const adapter = new FakeAdapter({ respond: async () => (await held.promise, { ok: true }) });
-    const { store, service } = setup([adapter]);
-    store.add({ text: "one" });
+    const { add, service } = await setup([adapter]);
+    await add({ text: "one" });
     const flushes = [service.flush(), service.flush(), service.flush()];
-    store.add({ text: "two" });
+    await add({ text: "two" });
+    void service.flush();
     held.open();
-    // Calls made during a flush share the one flush queued behind it.
-    expect(flushes[1]).toBe(flushes[2]);
+    // Calls made during a flush join it; it looks for new deliveries again before it ends.
+    expect(flushes[1]).toBe(flushes[0]);
     expect(await Promise.all(flushes)).toEqual([
-      { sent: 1, failed: 0 },
-      { sent: 1, failed: 0 },
-      { sent: 1, failed: 0 },
+      { sent: 2, failed: 0 },
+      { sent: 2, failed: 0 },
+      { sent: 2, failed: 0 },
     ]);
     expect(adapter.sends.map((call) => call.message.text)).toEqual(["one", "two"]);
   });
 
-  it("serves other chats while one chat's send is slow", async () => {
+  it("serves other chats while one chat's send is slow, including replies written during the flush", async () => {
     const held = gate();
     const adapter = new FakeAdapter({ respond: async (call) => (call.target.chatId === "slow" ? await held.promise : undefined, { ok: true }) });
-    const { store, service } = setup([adapter]);
-    store.add({ text: "slow reply", chatId: "slow" });
-    store.add({ text: "quick reply", chatId: "quick" });
+    const { add, service } = await setup([adapter]);
+    await add({ text: "slow reply", chatId: "slow" });
+    await add({ text: "quick reply", chatId: "quick" });
     const flush = service.flush();
     await new Promise((resolve) => setImmediate(resolve));
     expect(adapter.delivered).toEqual(["quick reply"]);
+    await add({ text: "later reply", chatId: "other" });
+    void service.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(adapter.delivered).toEqual(["quick reply", "later reply"]);
     held.open();
-    expect(await flush).toEqual({ sent: 2, failed: 0 });
+    expect(await flush).toEqual({ sent: 3, failed: 0 });
   });
 
-  it("polls on its schedule and stops after the flush in progress", async () => {
+  it("polls on its schedule, wakes early for a deferred delivery, and stops after the flush in progress", async () => {
     const scheduled: { callback: () => void; ms: number; cancelled: boolean }[] = [];
     const schedule = (callback: () => void, ms: number) => {
       const entry = { callback, ms, cancelled: false };
@@ -302,28 +317,39 @@ describe("DeliveryService: concurrency and polling", () => {
     };
     const held = gate();
     const adapter = new FakeAdapter();
-    const { store, service } = setup([adapter], { schedule });
+    const { store, add, service } = await setup([adapter], { schedule });
+    const settle = async () => {
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
 
-    store.add({ text: "waiting at start" });
-    service.start(250);
-    service.start(250);
-    await new Promise((resolve) => setImmediate(resolve));
+    await add({ text: "waiting at start" });
+    service.start(1000);
+    service.start(1000);
+    await settle();
     expect(adapter.delivered).toEqual(["waiting at start"]);
-    expect(scheduled.map((entry) => entry.ms)).toEqual([250]);
+    expect(scheduled.map((entry) => entry.ms)).toEqual([1000]);
 
-    store.add({ text: "while polling" });
-    adapter.respondNext(async () => (await held.promise, { ok: true }));
+    await add({ text: "rate limited", chatId: "limited" });
+    adapter.respondNext({ ok: false, retryable: true, error: "Too Many Requests", retryAfterMs: 300 });
     scheduled[0]?.callback();
+    await settle();
+    expect(scheduled.map((entry) => entry.ms)).toEqual([1000, 300]);
+
+    fixtures.advance(300);
+    await add({ text: "while polling" });
+    adapter.respondNext(async () => (await held.promise, { ok: true }));
+    scheduled[1]?.callback();
+    await settle();
     let stopped = false;
     const stopping = service.stop().then(() => {
       stopped = true;
     });
-    await new Promise((resolve) => setImmediate(resolve));
+    await settle();
     expect(stopped).toBe(false);
     held.open();
     await stopping;
-    expect(adapter.delivered).toEqual(["waiting at start", "while polling"]);
-    expect(store.records.map((record) => record.status)).toEqual(["sent", "sent"]);
-    expect(scheduled).toHaveLength(1);
+    expect(adapter.delivered).toEqual(["waiting at start", "rate limited", "while polling"]);
+    expect(await statuses(store)).toEqual(["sent", "sent", "sent"]);
+    expect(scheduled).toHaveLength(2);
   });
 });

@@ -1,48 +1,52 @@
+import { randomUUID } from "node:crypto";
+import os from "node:os";
 import type { Logger } from "@hermes/agent";
 import { ROOT_CONTEXT, SpanKind, type Context } from "@opentelemetry/api";
 import { GATEWAY_SPAN_NAMES, gatewayTracer, markSpanFailed } from "../tracing/gateway-tracer.js";
 import { contextFromCarrier, storedTraceCarrier } from "../tracing/trace-carrier.js";
-import type { OutboundTarget, PlatformAdapter, SendResult } from "../core/adapter.js";
-import { forEachConcurrently, groupByChat } from "./chat-lanes.js";
-import { chunkMarkdown } from "./chunk-markdown.js";
+import type { PlatformAdapter } from "../core/adapter.js";
+import { ChatLanes, chatLaneKey } from "./chat-lanes.js";
+import { sendDelivery, type DeliveryAttempt, type DeliveryRules } from "./deliver-row.js";
 import type { DeliveryOutcome, DeliveryRecordLike, DeliveryStoreLike, FlushSummary, InboundTraceStoreLike } from "./delivery-types.js";
-import { failureNoticeText, shortFailureReason } from "./failure-notice.js";
-import { callSend, sendChunk, type RetryPolicy } from "./send-chunk.js";
+import { UNPACED, type SendPacer } from "./pacer-types.js";
+import { retryDelayMs } from "./send-chunk.js";
 
 export interface DeliveryServiceOptions {
   store: DeliveryStoreLike;
+  /** The platforms this process sends for: it claims only their rows and never touches other platforms' rows. */
   adapters: ReadonlyMap<string, PlatformAdapter>;
   logger: Logger;
-  /** Sends per chunk while the platform fails with retryable errors (default 4). */
+  /** Names this process in the claims it takes (default: host, pid and a random suffix, unique per instance). */
+  owner?: string;
+  /** Paces every send to the platform's limits (default: no pacing). */
+  pacer?: SendPacer;
+  /** Sends per part while the platform fails with retryable errors (default 4). */
   maxAttempts?: number;
-  /** Flushes a delivery may fail with retryable errors before it is given up (default 5). */
+  /** Failed attempts (not counting rate-limit deferrals) after which a delivery is given up (default 5). */
   maxDeliveryAttempts?: number;
-  /** Pause between retries (default: a real timer). */
+  /** A delivery still unsent this long after it was written is given up, however it failed (default 1 hour). */
+  maxDeliveryAgeMs?: number;
+  /** How long a claim holds without renewal; a crashed process's rows are taken over after it (default 60 s). */
+  leaseMs?: number;
+  /** Chats served at the same time (default 16); one chat's deliveries always go out one after another. */
+  chatConcurrency?: number;
+  /** Pause between retries of one part (default: a real timer). */
   sleep?: (ms: number) => Promise<void>;
   /** In [0, 1), for backoff jitter (default Math.random). */
   random?: () => number;
+  /** The clock that deferrals and retry times are set by; the store's clock decides when they are due (default Date.now). */
+  now?: () => number;
   /** Runs `callback` after `ms`; returns a cancel function (default: an unref'd setTimeout). */
   schedule?: (callback: () => void, ms: number) => () => void;
-  /** Deliveries taken from the store per batch (default 100). */
-  batchSize?: number;
-  /** Chats served at the same time (default 4); one chat's deliveries always go out one after another. */
-  chatConcurrency?: number;
   onDelivered?: (delivery: DeliveryRecordLike, outcome: DeliveryOutcome) => void;
   /** The inbound messages, whose saved trace context each reply's delivery joins; without it each starts its own. */
   inbound?: InboundTraceStoreLike;
 }
 
-type Attempt = DeliveryOutcome | "pending";
-
-interface Failure {
-  error: string;
-  retryable: boolean;
-  /** What the chat is told when the cause is not the platform's answer. */
-  userReason?: string;
-}
-
-// A store that never empties (a bug) must not keep one flush running forever.
-const MAX_BATCHES_PER_FLUSH = 10;
+// A store that never empties (a bug) must not keep one flush running forever; the next poll goes on.
+const MAX_CLAIMS_PER_FLUSH = 1_000;
+const DEFAULT_MAX_AGE_MS = 60 * 60_000;
+const DEFAULT_LEASE_MS = 60_000;
 
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const realSchedule = (callback: () => void, ms: number): (() => void) => {
@@ -52,120 +56,175 @@ const realSchedule = (callback: () => void, ms: number): (() => void) => {
 };
 
 /**
- * Sends pending deliveries through the platform adapters: chunked to each platform's limit, formatted, retried, and
- * announced in the chat when a reply is lost. Flushes never overlap, so nothing is sent twice.
+ * Sends pending deliveries of its platforms through their adapters: chunked to each platform's limit, formatted,
+ * paced, retried, and announced in the chat when a reply is lost. Each chat is a lane of its own: a chat waiting out a
+ * rate limit (its row deferred in the store), retrying or sending slowly never holds back another chat. Rows are
+ * claimed in the store first, so two processes never send the same one, and each sent part is recorded, so a restart
+ * resumes at the first unsent part.
  */
 export class DeliveryService {
-  private readonly retry: RetryPolicy;
-  private readonly maxDeliveryAttempts: number;
-  private readonly batchSize: number;
-  private readonly chatConcurrency: number;
+  readonly owner: string;
+  private readonly platforms: string[];
+  private readonly rules: DeliveryRules;
+  private readonly lanes: ChatLanes;
   private readonly schedule: (callback: () => void, ms: number) => () => void;
-  /** Chunks already sent per delivery, so a retried delivery resumes where it stopped. */
-  private readonly progress = new Map<number, number>();
+  private readonly now: () => number;
+  /** Parts sent per delivery whose sent mark could not be written, so the next flush does not send them again. */
+  private readonly unsettled = new Map<number, { delivery: DeliveryRecordLike; partsSent: number }>();
   private running: Promise<FlushSummary> | null = null;
-  private queued: Promise<FlushSummary> | null = null;
+  private newWork = false;
   private polling = false;
   private cancelPoll: (() => void) | null = null;
+  private stopping = new AbortController();
 
   constructor(private readonly options: DeliveryServiceOptions) {
-    this.retry = { maxAttempts: Math.max(1, options.maxAttempts ?? 4), sleep: options.sleep ?? realSleep, random: options.random ?? Math.random };
-    this.maxDeliveryAttempts = Math.max(1, options.maxDeliveryAttempts ?? 5);
-    this.batchSize = Math.max(1, options.batchSize ?? 100);
-    this.chatConcurrency = Math.max(1, options.chatConcurrency ?? 4);
+    this.owner = options.owner ?? `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.platforms = [...options.adapters.keys()];
+    this.now = options.now ?? Date.now;
     this.schedule = options.schedule ?? realSchedule;
-  }
-
-  /** Sends what is pending now. A call during a flush waits for it and then runs one more, shared by all who wait. */
-  flush(): Promise<FlushSummary> {
-    // The queued flush is checked first: between one flush settling and the next starting, `running` is already null.
-    if (this.queued) return this.queued;
-    if (!this.running) return (this.running = this.runFlush());
-    const next = (): Promise<FlushSummary> => {
-      this.queued = null;
-      return (this.running = this.runFlush());
+    this.lanes = new ChatLanes(Math.max(1, options.chatConcurrency ?? 16));
+    this.rules = {
+      owner: this.owner,
+      store: options.store,
+      logger: options.logger,
+      pacer: options.pacer ?? UNPACED,
+      retry: { maxAttempts: Math.max(1, options.maxAttempts ?? 4), sleep: options.sleep ?? realSleep, random: options.random ?? Math.random },
+      maxDeliveryAttempts: Math.max(1, options.maxDeliveryAttempts ?? 5),
+      maxDeliveryAgeMs: Math.max(0, options.maxDeliveryAgeMs ?? DEFAULT_MAX_AGE_MS),
+      leaseMs: Math.max(1, options.leaseMs ?? DEFAULT_LEASE_MS),
+      now: this.now,
+      retryAt: (attempts) => this.now() + retryDelayMs(attempts, undefined, options.random ?? Math.random),
+      signal: this.stopping.signal,
     };
-    return (this.queued = this.running.then(next, next));
   }
 
-  /** Flushes now and then every `pollMs` after the previous flush ends. */
+  /**
+   * Sends what is due now; resolves when every lane is empty or waiting (deferred) in the store. A call during a flush
+   * joins it: the flush looks for new deliveries again before it ends.
+   */
+  flush(): Promise<FlushSummary> {
+    if (this.running) {
+      this.newWork = true;
+      this.lanes.wake();
+      return this.running;
+    }
+    const flush = this.drain().finally(() => {
+      if (this.running === flush) this.running = null;
+    });
+    this.running = flush;
+    return flush;
+  }
+
+  /** Flushes now and then every `pollMs` after the previous flush ends, sooner when a deferred delivery is due. */
   start(pollMs = 1000): void {
     if (this.polling) return;
     this.polling = true;
+    void this.logOtherPlatformsPending();
     const tick = (): void => {
       this.cancelPoll = null;
-      const again = (): void => {
-        if (this.polling) this.cancelPoll = this.schedule(tick, pollMs);
+      const again = async (): Promise<void> => {
+        const delayMs = await this.nextWakeMs(pollMs);
+        if (this.polling) this.cancelPoll = this.schedule(tick, delayMs);
       };
-      this.flush().then(again, (error: unknown) => {
+      this.flush().then(again, async (error: unknown) => {
         this.options.logger.error("delivery flush failed", { error });
-        again();
+        await again();
       });
     };
     tick();
   }
 
-  /** Stops polling and waits for a flush in progress (and one queued behind it) to finish. */
+  /** Stops polling, waits for the flush in progress (pacer waits are cut short) and gives up this process's claims. */
   async stop(): Promise<void> {
     this.polling = false;
     this.cancelPoll?.();
     this.cancelPoll = null;
-    await (this.queued ?? this.running)?.catch(() => undefined);
-  }
-
-  private runFlush(): Promise<FlushSummary> {
-    const flush = this.flushBatches().finally(() => {
-      if (this.running === flush) this.running = null;
-    });
-    return flush;
-  }
-
-  private async flushBatches(): Promise<FlushSummary> {
-    const summary: FlushSummary = { sent: 0, failed: 0 };
-    for (let batch = 0; batch < MAX_BATCHES_PER_FLUSH; batch += 1) {
-      let deliveries: DeliveryRecordLike[];
-      try {
-        deliveries = await this.options.store.pending(this.batchSize);
-      } catch (error) {
-        this.options.logger.error("could not read pending deliveries", { error });
-        break;
-      }
-      let leftPending = false;
-      const lanes = groupByChat([...deliveries].sort((a, b) => a.id - b.id));
-      await forEachConcurrently(lanes, this.chatConcurrency, async (lane) => {
-        for (const delivery of lane) {
-          const attempt = await this.deliverSafely(delivery);
-          if (attempt === "sent") summary.sent += 1;
-          if (attempt === "failed") summary.failed += 1;
-          // Later messages to this chat wait, so the chat never sees them out of order.
-          if (attempt === "pending") {
-            leftPending = true;
-            return;
-          }
-        }
-      });
-      if (deliveries.length < this.batchSize || leftPending) break;
+    this.stopping.abort(new Error("the delivery service is stopping"));
+    await this.running?.catch(() => undefined);
+    await this.lanes.idle();
+    try {
+      await this.options.store.releaseClaims(this.owner);
+    } catch (error) {
+      this.options.logger.warn("could not release delivery claims; other processes take them over when their leases end", { error });
     }
-    return summary;
+    this.stopping = new AbortController();
+    this.rules.signal = this.stopping.signal;
+  }
+
+  private async drain(): Promise<FlushSummary> {
+    const summary: FlushSummary = { sent: 0, failed: 0 };
+    const count = (attempt: DeliveryAttempt): void => {
+      if (attempt === "sent") summary.sent += 1;
+      if (attempt === "failed") summary.failed += 1;
+    };
+    for (const [id, held] of this.unsettled) {
+      this.unsettled.delete(id);
+      this.lanes.run(chatLaneKey(held.delivery), async () => count(await this.deliverTraced(held.delivery, held.partsSent)));
+    }
+    let claimed = 0;
+    for (;;) {
+      this.newWork = false;
+      let found = 0;
+      if (this.lanes.free > 0 && claimed < MAX_CLAIMS_PER_FLUSH && !this.rules.signal.aborted) {
+        const rows = await this.claim(Math.min(this.lanes.free, MAX_CLAIMS_PER_FLUSH - claimed));
+        found = rows.length;
+        claimed += found;
+        for (const row of rows) this.lanes.run(chatLaneKey(row), async () => count(await this.deliverTraced(row, row.partsSent)));
+      }
+      if (this.lanes.busy === 0 && found === 0 && !this.newWork) return summary;
+      await this.lanes.settled();
+    }
+  }
+
+  private async claim(limit: number): Promise<DeliveryRecordLike[]> {
+    try {
+      return await this.options.store.claim({ owner: this.owner, platforms: this.platforms, limit, leaseMs: this.rules.leaseMs });
+    } catch (error) {
+      this.options.logger.error("could not claim pending deliveries", { error });
+      return [];
+    }
+  }
+
+  /** Until the next poll, or sooner when a deferred delivery becomes due. */
+  private async nextWakeMs(pollMs: number): Promise<number> {
+    try {
+      const due = await this.options.store.nextAttemptAt(this.platforms);
+      return due === undefined ? pollMs : Math.min(pollMs, Math.max(0, due - this.now()));
+    } catch (error) {
+      this.options.logger.warn("could not read when the next deferred delivery is due", { error });
+      return pollMs;
+    }
+  }
+
+  private async logOtherPlatformsPending(): Promise<void> {
+    try {
+      const byPlatform = await this.options.store.countPendingByPlatform();
+      const others = Object.fromEntries(Object.entries(byPlatform).filter(([platform]) => !this.options.adapters.has(platform)));
+      const total = Object.values(others).reduce((sum, n) => sum + n, 0);
+      if (total > 0) this.options.logger.info("pending deliveries for platforms not run here are left to the process that runs them", { pending: total, platforms: others });
+    } catch (error) {
+      this.options.logger.warn("could not count pending deliveries per platform", { error });
+    }
   }
 
   /**
    * Each attempt is a span in the trace of the message it answers, read from the message's row: a reply goes out
    * later, maybe after the run happened in another process or after a restart.
    */
-  private async deliverSafely(delivery: DeliveryRecordLike): Promise<Attempt> {
+  private async deliverTraced(delivery: DeliveryRecordLike, partsSent: number): Promise<DeliveryAttempt> {
     const attributes = {
       "messaging.system": delivery.platform,
       "messaging.operation.type": "send",
       "hermes.delivery.id": delivery.id,
       "hermes.delivery.kind": delivery.kind,
       "hermes.delivery.attempt": delivery.attempts + 1,
+      ...(partsSent > 0 ? { "hermes.delivery.parts_sent": partsSent } : {}),
       ...(delivery.inboundId === undefined ? {} : { "hermes.inbound_id": delivery.inboundId }),
     };
     const parent = await this.traceOfInbound(delivery);
     return gatewayTracer().startActiveSpan(GATEWAY_SPAN_NAMES.send(delivery.platform), { kind: SpanKind.PRODUCER, attributes }, parent, async (span) => {
       try {
-        const attempt = await this.deliverGuarded(delivery);
+        const attempt = await this.deliver(delivery, partsSent);
         span.setAttribute("hermes.delivery.outcome", attempt);
         if (attempt === "failed") markSpanFailed(span, "delivery_failed", "the platform did not take the reply");
         return attempt;
@@ -186,91 +245,17 @@ export class DeliveryService {
     }
   }
 
-  /** A bug while handling one delivery (say an adapter with an invalid text limit) must not stall the others. */
-  private async deliverGuarded(delivery: DeliveryRecordLike): Promise<Attempt> {
-    try {
-      return await this.deliver(delivery);
-    } catch (error) {
-      this.options.logger.error("delivery crashed", { deliveryId: delivery.id, platform: delivery.platform, error });
-      const reason = `internal error: ${error instanceof Error ? error.message : String(error)}`;
-      const adapter = this.options.adapters.get(delivery.platform) ?? null;
-      return this.fail(delivery, { error: reason, retryable: false, userReason: "an internal error" }, adapter, 0);
-    }
-  }
-
-  private async deliver(delivery: DeliveryRecordLike): Promise<Attempt> {
+  private async deliver(delivery: DeliveryRecordLike, partsSent: number): Promise<DeliveryAttempt> {
     const adapter = this.options.adapters.get(delivery.platform);
-    if (!adapter) return this.fail(delivery, { error: `no adapter is running for platform "${delivery.platform}"`, retryable: false }, null, 0);
-    const chunks = chunkMarkdown(delivery.text, adapter.textLimit);
-    if (chunks.length === 0) return this.fail(delivery, { error: "the text is empty", retryable: false, userReason: "it was empty" }, adapter, 0);
-
-    for (let index = this.progress.get(delivery.id) ?? 0; index < chunks.length; index += 1) {
-      // Only the first message of a reply quotes the message it answers.
-      const target = this.targetFor(delivery, index === 0);
-      const result = await sendChunk(adapter, target, chunks[index] ?? "", this.retry, this.options.logger);
-      if (!result.ok) {
-        const where = chunks.length > 1 ? `part ${index + 1} of ${chunks.length}: ` : "";
-        const userReason = shortFailureReason(result.error, result.retryable);
-        return this.fail(delivery, { error: where + result.error, retryable: result.retryable, userReason }, adapter, index);
-      }
-      this.progress.set(delivery.id, index + 1);
-    }
-    try {
-      await this.options.store.markSent(delivery.id);
-    } catch (error) {
-      // Progress is kept, so the next flush only marks it sent instead of sending it again.
-      this.options.logger.error("could not mark a delivery sent", { deliveryId: delivery.id, error });
+    // Unreachable: only this process's platforms are claimed. Leave the row to its lease rather than fail it.
+    if (!adapter) return "pending";
+    const result = await sendDelivery(this.rules, adapter, delivery, partsSent);
+    if (result.attempt === "unsettled") {
+      this.unsettled.set(delivery.id, { delivery, partsSent: result.partsSent });
       return "pending";
     }
-    this.progress.delete(delivery.id);
-    this.options.logger.debug("delivered", { deliveryId: delivery.id, platform: delivery.platform, chatId: delivery.chatId, chunks: chunks.length });
-    this.report(delivery, "sent");
-    return "sent";
-  }
-
-  private targetFor(delivery: DeliveryRecordLike, quoting: boolean): OutboundTarget {
-    const target: OutboundTarget = { chatId: delivery.chatId };
-    if (delivery.threadId !== undefined) target.threadId = delivery.threadId;
-    if (quoting && delivery.replyToMessageId !== undefined) target.replyToMessageId = delivery.replyToMessageId;
-    return target;
-  }
-
-  private async fail(
-    delivery: DeliveryRecordLike,
-    failure: Failure,
-    adapter: PlatformAdapter | null,
-    chunksSent: number,
-  ): Promise<Attempt> {
-    const final = !failure.retryable || delivery.attempts + 1 >= this.maxDeliveryAttempts;
-    const fields = { deliveryId: delivery.id, platform: delivery.platform, chatId: delivery.chatId, kind: delivery.kind, attempts: delivery.attempts + 1, error: failure.error };
-    try {
-      await this.options.store.recordFailure(delivery.id, failure.error, final);
-    } catch (error) {
-      this.options.logger.error("could not record a delivery failure", { ...fields, storeError: error });
-      return "pending";
-    }
-    if (!final) {
-      this.options.logger.warn("delivery failed; it will be retried", fields);
-      return "pending";
-    }
-    this.progress.delete(delivery.id);
-    this.options.logger.error("delivery failed", fields);
-    if (delivery.kind === "reply" && adapter) await this.sendFailureNotice(adapter, delivery, failure, chunksSent > 0);
-    this.report(delivery, "failed");
-    return "failed";
-  }
-
-  /** Tells the chat its reply was lost — one plain-text attempt, since the platform just failed us. */
-  private async sendFailureNotice(
-    adapter: PlatformAdapter,
-    delivery: DeliveryRecordLike,
-    failure: Failure,
-    partlyDelivered: boolean,
-  ): Promise<void> {
-    const reason = failure.userReason ?? shortFailureReason(failure.error, failure.retryable);
-    const text = failureNoticeText(reason, partlyDelivered);
-    const result: SendResult = await callSend(adapter, this.targetFor(delivery, false), { text, format: "plain" });
-    if (!result.ok) this.options.logger.warn("could not send the failure notice", { deliveryId: delivery.id, error: result.error });
+    if (result.attempt === "sent" || result.attempt === "failed") this.report(delivery, result.attempt);
+    return result.attempt;
   }
 
   private report(delivery: DeliveryRecordLike, outcome: DeliveryOutcome): void {

@@ -1,18 +1,23 @@
-import type { DeliveryRecord, InboundRecord } from "@hermes/store";
+import type { DeliveryRecord, DeliveryRepository, InboundRecord } from "@hermes/store";
 
 /**
  * A reply or notice waiting to go out, as the delivery service needs it from the store. `kind: "reply"` is the agent's
- * answer (its loss is announced in the chat); `attempts` counts recorded failures (`recordFailure` adds one).
+ * answer (its loss is announced in the chat); `attempts` counts recorded failures (`recordFailure` adds one);
+ * `partsSent` how many parts of it went out already (a new sender resumes after them).
  */
-export type DeliveryRecordLike = Pick<DeliveryRecord, "id" | "inboundId" | "platform" | "chatId" | "threadId" | "replyToMessageId" | "text" | "kind" | "attempts">;
+export type DeliveryRecordLike = Pick<
+  DeliveryRecord,
+  "id" | "inboundId" | "platform" | "chatId" | "threadId" | "replyToMessageId" | "text" | "kind" | "attempts" | "partsSent" | "createdAt"
+>;
 
-export interface DeliveryStoreLike {
-  /** Pending deliveries, oldest first. */
-  pending(limit?: number): Promise<DeliveryRecordLike[]>;
-  markSent(id: number): Promise<void>;
-  /** `final`: give up (status "failed"); otherwise the delivery stays pending for a later flush. */
-  recordFailure(id: number, error: string, final: boolean): Promise<void>;
-}
+/**
+ * The outbox as the delivery service uses it: rows are claimed (owner, lease) before they are sent, and every write
+ * returns false when the claim was lost to another process.
+ */
+export type DeliveryStoreLike = Pick<
+  DeliveryRepository,
+  "claim" | "renewClaim" | "markPartSent" | "markSent" | "recordFailure" | "defer" | "releaseClaims" | "nextAttemptAt" | "countPendingByPlatform"
+>;
 
 /** Where the message a reply answers is read back, for the trace context saved with it. */
 export interface InboundTraceStoreLike {

@@ -1,6 +1,5 @@
 import { createJsonLogger, type Logger } from "@hermes/agent";
 import type { AdapterContext, OutboundMessage, OutboundTarget, PlatformAdapter, SendResult } from "../core/adapter.js";
-import type { DeliveryRecordLike, DeliveryStoreLike } from "./delivery-types.js";
 
 export interface SendCall {
   target: OutboundTarget;
@@ -67,54 +66,6 @@ export class FakeAdapter implements PlatformAdapter {
     const result = await responder(call);
     this.outcomes[index] = result.ok;
     return result;
-  }
-}
-
-export interface StoredDelivery extends DeliveryRecordLike {
-  status: "pending" | "sent" | "failed";
-  lastError?: string;
-}
-
-/** An in-memory delivery outbox with the store's semantics: oldest first, failures counted. */
-export class MemoryDeliveryStore implements DeliveryStoreLike {
-  readonly records: StoredDelivery[] = [];
-
-  add(delivery: Partial<DeliveryRecordLike> & { text: string }): StoredDelivery {
-    const record: StoredDelivery = {
-      id: this.records.length + 1,
-      platform: "fake",
-      chatId: "chat-1",
-      kind: "reply",
-      attempts: 0,
-      ...delivery,
-      status: "pending",
-    };
-    this.records.push(record);
-    return record;
-  }
-
-  get(id: number): StoredDelivery | undefined {
-    return this.records.find((record) => record.id === id);
-  }
-
-  async pending(limit = Number.POSITIVE_INFINITY): Promise<DeliveryRecordLike[]> {
-    return this.records
-      .filter((record) => record.status === "pending")
-      .slice(0, limit)
-      .map(({ status: _status, lastError: _lastError, ...record }) => record);
-  }
-
-  async markSent(id: number): Promise<void> {
-    const record = this.get(id);
-    if (record) record.status = "sent";
-  }
-
-  async recordFailure(id: number, error: string, final: boolean): Promise<void> {
-    const record = this.get(id);
-    if (!record) return;
-    record.attempts += 1;
-    record.lastError = error;
-    if (final) record.status = "failed";
   }
 }
 

@@ -4,6 +4,7 @@ import { pairingMigration } from "./0002-pairing.js";
 import { traceContextMigration } from "./0003-trace-context.js";
 import { toolCheckpointsMigration } from "./0004-tool-checkpoints.js";
 import { runStepsMigration } from "./0005-run-steps.js";
+import { deliveryClaimsMigration } from "./0006-delivery-claims.js";
 import { userDailyUsageMigration } from "./0007-user-daily-usage.js";
 
 /** Every schema version in order. Names sort in apply order; never rename or edit one that has shipped. */
@@ -13,6 +14,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ["0003_trace_context", traceContextMigration],
   ["0004_tool_checkpoints", toolCheckpointsMigration],
   ["0005_run_steps", runStepsMigration],
+  ["0006_delivery_claims", deliveryClaimsMigration],
   ["0007_user_daily_usage", userDailyUsageMigration],
 ];
 

@@ -1,0 +1,174 @@
+import type { Logger } from "@hermes/agent";
+import type { OutboundTarget, PlatformAdapter } from "../core/adapter.js";
+import { chunkMarkdown } from "./chunk-markdown.js";
+import type { DeliveryRecordLike, DeliveryStoreLike } from "./delivery-types.js";
+import { failureNoticeText, shortFailureReason } from "./failure-notice.js";
+import type { SendPacer } from "./pacer-types.js";
+import { pacedSend, sendChunk, type RetryPolicy } from "./send-chunk.js";
+
+/**
+ * What became of one claimed delivery: "pending" (retried later), "deferred" (waits out a rate limit, not counted as
+ * an attempt), "lost" (another process holds it now; this one stopped sending it).
+ */
+export type DeliveryAttempt = "sent" | "failed" | "pending" | "deferred" | "lost";
+
+/** Everything sent, but the sent mark could not be written: the service marks it again without sending. */
+export type RowResult = { attempt: DeliveryAttempt } | { attempt: "unsettled"; partsSent: number };
+
+export interface DeliveryRules {
+  owner: string;
+  store: DeliveryStoreLike;
+  logger: Logger;
+  pacer: SendPacer;
+  retry: RetryPolicy;
+  maxDeliveryAttempts: number;
+  maxDeliveryAgeMs: number;
+  leaseMs: number;
+  now: () => number;
+  /** When a delivery that failed `attempts` times before is due again. */
+  retryAt: (attempts: number) => number;
+  /** Aborted when the service stops: pacer waits end and nothing more is sent. */
+  signal: AbortSignal;
+}
+
+interface Failure {
+  error: string;
+  retryable: boolean;
+  /** What the chat is told when the cause is not the platform's answer. */
+  userReason?: string;
+}
+
+/** The key a part keeps on every attempt and after a restart, so a platform that deduplicates shows it once. */
+export function partIdempotencyKey(deliveryId: number, part: number): string {
+  return `d${deliveryId}p${part}`;
+}
+
+/** Sends the parts of a claimed delivery from `partsSent` on, recording each, then marks it sent (or its failure). */
+export async function sendDelivery(rules: DeliveryRules, adapter: PlatformAdapter, delivery: DeliveryRecordLike, partsSent: number): Promise<RowResult> {
+  const lease = keepClaimed(rules, delivery.id);
+  try {
+    return await sendParts(rules, adapter, delivery, partsSent, () => lease.lost);
+  } catch (error) {
+    // A bug while handling one delivery (say an adapter with an invalid text limit) must not stall the others.
+    rules.logger.error("delivery crashed", { deliveryId: delivery.id, platform: delivery.platform, error });
+    const reason = `internal error: ${error instanceof Error ? error.message : String(error)}`;
+    return fail(rules, adapter, delivery, { error: reason, retryable: false, userReason: "an internal error" }, partsSent);
+  } finally {
+    lease.stop();
+  }
+}
+
+async function sendParts(rules: DeliveryRules, adapter: PlatformAdapter, delivery: DeliveryRecordLike, partsSent: number, claimLost: () => boolean): Promise<RowResult> {
+  const chunks = chunkMarkdown(delivery.text, adapter.textLimit);
+  if (chunks.length === 0) return fail(rules, adapter, delivery, { error: "the text is empty", retryable: false, userReason: "it was empty" }, 0);
+  for (let index = Math.min(partsSent, chunks.length); index < chunks.length; index += 1) {
+    if (claimLost()) return lost(rules, delivery);
+    // Only the first message of a reply quotes the message it answers.
+    const part = { pacer: rules.pacer, idempotencyKey: partIdempotencyKey(delivery.id, index + 1), signal: rules.signal };
+    const result = await sendChunk(adapter, targetFor(delivery, index === 0), chunks[index] ?? "", rules.retry, part, rules.logger);
+    if (!result.ok) {
+      if (rules.signal.aborted) return { attempt: "pending" };
+      const where = chunks.length > 1 ? `part ${index + 1} of ${chunks.length}: ` : "";
+      if (result.retryAfterMs !== undefined) return deferRateLimited(rules, adapter, delivery, where + result.error, result.retryAfterMs, index);
+      const userReason = shortFailureReason(result.error, result.retryable);
+      return fail(rules, adapter, delivery, { error: where + result.error, retryable: result.retryable, userReason }, index);
+    }
+    if (index + 1 < chunks.length && !(await recordPart(rules, delivery, index + 1))) return lost(rules, delivery);
+  }
+  try {
+    if (!(await rules.store.markSent(delivery.id, rules.owner))) return lost(rules, delivery);
+  } catch (error) {
+    rules.logger.error("could not mark a delivery sent", { deliveryId: delivery.id, error });
+    return { attempt: "unsettled", partsSent: chunks.length };
+  }
+  rules.logger.debug("delivered", { deliveryId: delivery.id, platform: delivery.platform, chatId: delivery.chatId, chunks: chunks.length });
+  return { attempt: "sent" };
+}
+
+function targetFor(delivery: DeliveryRecordLike, quoting: boolean): OutboundTarget {
+  const target: OutboundTarget = { chatId: delivery.chatId };
+  if (delivery.threadId !== undefined) target.threadId = delivery.threadId;
+  if (quoting && delivery.replyToMessageId !== undefined) target.replyToMessageId = delivery.replyToMessageId;
+  return target;
+}
+
+/** False when the claim is gone; a store error only costs a possible resend of this part after a crash. */
+async function recordPart(rules: DeliveryRules, delivery: DeliveryRecordLike, partsSent: number): Promise<boolean> {
+  try {
+    return await rules.store.markPartSent(delivery.id, rules.owner, partsSent);
+  } catch (error) {
+    rules.logger.error("could not record a sent part; after a crash it may be sent again", { deliveryId: delivery.id, partsSent, error });
+    return true;
+  }
+}
+
+function lost(rules: DeliveryRules, delivery: DeliveryRecordLike): RowResult {
+  rules.logger.warn("another process took this delivery over; this one stops sending it", { deliveryId: delivery.id, platform: delivery.platform });
+  return { attempt: "lost" };
+}
+
+/** The platform asked this chat to wait: the row waits in the store, holding no sender, and the pacer holds the chat. */
+async function deferRateLimited(rules: DeliveryRules, adapter: PlatformAdapter, delivery: DeliveryRecordLike, error: string, retryAfterMs: number, partsSent: number): Promise<RowResult> {
+  const waitMs = Math.max(0, retryAfterMs);
+  rules.pacer.pause(adapter.platform, delivery.chatId, waitMs);
+  const until = rules.now() + waitMs;
+  if (until - delivery.createdAt > rules.maxDeliveryAgeMs) {
+    return fail(rules, adapter, delivery, { error: `${error} (still rate limited after ${Math.round(rules.maxDeliveryAgeMs / 60_000)} minutes)`, retryable: false, userReason: "the chat service kept asking to wait" }, partsSent);
+  }
+  try {
+    if (!(await rules.store.defer(delivery.id, rules.owner, until))) return lost(rules, delivery);
+  } catch (storeError) {
+    rules.logger.error("could not defer a rate-limited delivery", { deliveryId: delivery.id, storeError });
+    return { attempt: "pending" };
+  }
+  rules.logger.info("rate limited; the delivery waits", { deliveryId: delivery.id, platform: delivery.platform, chatId: delivery.chatId, retryAfterMs: waitMs });
+  return { attempt: "deferred" };
+}
+
+async function fail(rules: DeliveryRules, adapter: PlatformAdapter, delivery: DeliveryRecordLike, failure: Failure, partsSent: number): Promise<RowResult> {
+  const tooOld = rules.now() - delivery.createdAt > rules.maxDeliveryAgeMs;
+  const final = !failure.retryable || tooOld || delivery.attempts + 1 >= rules.maxDeliveryAttempts;
+  const retryAt = final ? undefined : rules.retryAt(delivery.attempts);
+  const fields = { deliveryId: delivery.id, platform: delivery.platform, chatId: delivery.chatId, kind: delivery.kind, attempts: delivery.attempts + 1, error: failure.error };
+  try {
+    if (!(await rules.store.recordFailure(delivery.id, rules.owner, failure.error, { final, ...(retryAt === undefined ? {} : { retryAt }) }))) return lost(rules, delivery);
+  } catch (error) {
+    rules.logger.error("could not record a delivery failure", { ...fields, storeError: error });
+    return { attempt: "pending" };
+  }
+  if (!final) {
+    rules.logger.warn("delivery failed; it will be retried", { ...fields, retryAt });
+    return { attempt: "pending" };
+  }
+  rules.logger.error("delivery failed", fields);
+  if (delivery.kind === "reply") await sendFailureNotice(rules, adapter, delivery, failure, partsSent > 0);
+  return { attempt: "failed" };
+}
+
+/** Tells the chat its reply was lost — one plain-text attempt, since the platform just failed us. */
+async function sendFailureNotice(rules: DeliveryRules, adapter: PlatformAdapter, delivery: DeliveryRecordLike, failure: Failure, partlyDelivered: boolean): Promise<void> {
+  const reason = failure.userReason ?? shortFailureReason(failure.error, failure.retryable);
+  const message = { text: failureNoticeText(reason, partlyDelivered), format: "plain" as const, idempotencyKey: `d${delivery.id}n` };
+  const result = await pacedSend(adapter, targetFor(delivery, false), message, { pacer: rules.pacer, signal: rules.signal });
+  if (!result.ok) rules.logger.warn("could not send the failure notice", { deliveryId: delivery.id, error: result.error });
+}
+
+/** Renews the claim while a long reply goes out; `lost` turns true when another process holds it now. */
+function keepClaimed(rules: DeliveryRules, id: number): { readonly lost: boolean; stop: () => void } {
+  let lostClaim = false;
+  const timer = setInterval(() => {
+    rules.store.renewClaim(id, rules.owner, rules.leaseMs).then(
+      (held) => {
+        if (!held) lostClaim = true;
+      },
+      (error: unknown) => rules.logger.warn("could not renew a delivery claim", { deliveryId: id, error }),
+    );
+  }, Math.max(1, Math.floor(rules.leaseMs / 3)));
+  timer.unref();
+  return {
+    get lost() {
+      return lostClaim;
+    },
+    stop: () => clearInterval(timer),
+  };
+}
