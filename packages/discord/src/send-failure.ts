@@ -16,17 +16,26 @@ const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ENETU
  */
 export function sendFailure(error: unknown): Failure {
   if (error instanceof DiscordAPIError) {
-    if (error.status >= 500) return { ok: false, retryable: true, ambiguous: true, error: `Discord answered HTTP ${error.status}: ${error.message}` };
+    if (error.status >= 500) return { ok: false, retryable: true, ...ambiguousIf(maybeHandled(error.status)), error: `Discord answered HTTP ${error.status}: ${error.message}` };
     const code = typeof error.code === "number" && error.code !== 0 ? `, code ${error.code}` : "";
     return { ok: false, retryable: false, error: `Discord rejected the message (HTTP ${error.status}${code}): ${error.message}` };
   }
   if (error instanceof HTTPError) {
-    return { ok: false, retryable: true, ...(error.status >= 500 ? { ambiguous: true } : {}), error: `Discord answered HTTP ${error.status} ${error.message}` };
+    return { ok: false, retryable: true, ...ambiguousIf(maybeHandled(error.status)), error: `Discord answered HTTP ${error.status} ${error.message}` };
   }
   if (isConnectionError(error)) {
-    return { ok: false, retryable: true, ...(neverLeft(error) ? {} : { ambiguous: true }), error: `connection to Discord failed: ${describe(error)}` };
+    return { ok: false, retryable: true, ...ambiguousIf(!neverLeft(error)), error: `connection to Discord failed: ${describe(error)}` };
   }
   return { ok: false, retryable: false, error: describe(error) };
+}
+
+function ambiguousIf(maybeSent: boolean): { ambiguous?: true } {
+  return maybeSent ? { ambiguous: true } : {};
+}
+
+/** A server error other than 503 (which says the request was turned away unhandled) may come after the post. */
+function maybeHandled(status: number): boolean {
+  return status >= 500 && status !== 503;
 }
 
 function isConnectionError(error: unknown): boolean {

@@ -87,6 +87,10 @@ describe("SlackAdapter", () => {
     expect(await slack.send(target, message)).toEqual({ ok: false, retryable: true, error: "rate limited by Slack", retryAfterMs: 7000 });
     fake.failNext("chat.postMessage", { status: 503 });
     expect(await slack.send(target, message)).toEqual({ ok: false, retryable: true, error: "Slack answered HTTP 503" });
+    fake.failNext("chat.postMessage", { status: 500 });
+    expect(await slack.send(target, message)).toEqual({ ok: false, retryable: true, ambiguous: true, error: "Slack answered HTTP 500" });
+    fake.failNext("chat.postMessage", { error: "internal_error" });
+    expect(await slack.send(target, message)).toMatchObject({ ok: false, retryable: true, ambiguous: true });
     fake.failNext("chat.postMessage", { error: "channel_not_found" });
     expect(await slack.send(target, message)).toEqual({ ok: false, retryable: false, error: "Slack refused the message: channel_not_found" });
     fake.failNext("chat.postMessage", { error: "ratelimited" });

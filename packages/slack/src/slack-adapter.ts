@@ -76,6 +76,8 @@ export function createSlackAdapter(settings: SlackSettings, deps: SlackAdapterDe
 export class SlackAdapter implements PlatformAdapter {
   readonly platform = SLACK_PLATFORM;
   readonly textLimit = SLACK_TEXT_LIMIT;
+  /** chat.postMessage takes no idempotency key: a resend after an ambiguous failure may show a message twice. */
+  readonly deliveryGuarantee = "at-least-once";
   /** Socket Mode when an app token is configured (also when a signing secret is too), else HTTP events. */
   readonly mode: "http" | "socket";
   private app: App | undefined;

@@ -18,6 +18,7 @@ describe("describeApiFailure and failedSend", () => {
     expect(failedSend(describeApiFailure(new HttpError("Network request for 'sendMessage' failed!", new Error("socket hang up"))))).toEqual({
       ok: false,
       retryable: true,
+      ambiguous: true,
       error: "network error: socket hang up",
     });
     const refused = new HttpError("Network request for 'getUpdates' failed!", new Error("request to http://127.0.0.1:9/bot123:SECRET/getUpdates failed, reason: connect ECONNREFUSED"));
@@ -25,6 +26,23 @@ describe("describeApiFailure and failedSend", () => {
     expect(failedSend(describeApiFailure(apiError(502, "Bad Gateway"))).retryable).toBe(true);
     expect(failedSend(describeApiFailure(apiError(400, "Bad Request: can't parse entities: x")))).toEqual({ ok: false, retryable: false, error: "400 Bad Request: can't parse entities: x" });
     expect(failedSend(describeApiFailure(apiError(403, "Forbidden: bot was blocked by the user"))).retryable).toBe(false);
+  });
+
+  it("flags a send that may have reached Telegram as ambiguous, and one that never left as plainly retryable", () => {
+    const refused = Object.assign(new Error("request to http://127.0.0.1:9/bot1:S/sendMessage failed, reason: connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
+    const unknownHost = Object.assign(new Error("request to https://api.telegram.invalid failed, reason: getaddrinfo ENOTFOUND"), { code: "ENOTFOUND" });
+    const reset = Object.assign(new Error("request to http://127.0.0.1:9/bot1:S/sendMessage failed, reason: socket hang up"), { code: "ECONNRESET" });
+    expect(failedSend(describeApiFailure(new HttpError("Network request for 'sendMessage' failed!", refused)))).not.toHaveProperty("ambiguous");
+    expect(failedSend(describeApiFailure(new HttpError("Network request for 'sendMessage' failed!", unknownHost)))).not.toHaveProperty("ambiguous");
+    expect(failedSend(describeApiFailure(new HttpError("Network request for 'sendMessage' failed!", reset)))).toMatchObject({ retryable: true, ambiguous: true });
+    expect(failedSend(describeApiFailure(new Error("Request to 'sendMessage' timed out after 60 seconds")))).toEqual({
+      ok: false,
+      retryable: true,
+      ambiguous: true,
+      error: "Request to 'sendMessage' timed out after 60 seconds",
+    });
+    expect(failedSend(describeApiFailure(apiError(502, "Bad Gateway")))).toMatchObject({ retryable: true, ambiguous: true });
+    expect(failedSend(describeApiFailure(apiError(429, "Too Many Requests: retry after 1", { retry_after: 1 })))).not.toHaveProperty("ambiguous");
   });
 
   it("tells conflicts, refused tokens and migrated groups apart", () => {

@@ -30,6 +30,8 @@ type ConnectOutcome = { kind: "connected" } | { kind: "stopped" } | { kind: "fai
 export class TelegramAdapter implements PlatformAdapter {
   readonly platform = TELEGRAM_PLATFORM;
   readonly textLimit = 4096;
+  /** The Bot API has no idempotency key: a resend after an ambiguous failure (a lost answer) may show a part twice. */
+  readonly deliveryGuarantee = "at-least-once";
   private readonly api: BotApi;
   private readonly logger: Logger;
   private readonly lifetime = new AbortController();
