@@ -11,6 +11,12 @@ import { Type } from "@sinclair/typebox";
 import { chunkingBenchmark, gatewayThroughputBenchmark } from "./gateway-bench.js";
 import { cliHelpBenchmark } from "./cli-help-bench.js";
 import { startupBenchmark } from "./startup-bench.js";
+import { sessionSearchBenchmark, storeAppendBenchmark } from "./store-bench.js";
+import { throughputBenchmark } from "./throughput-bench.js";
+import { burstBenchmark, loopDelayBenchmark } from "./burst-bench.js";
+import { footprintBenchmark } from "./footprint-bench.js";
+import { promptEconomyBenchmark } from "./prompt-economy-bench.js";
+import { QUICK } from "./bench-words.js";
 
 interface Figure {
   name: string;
@@ -28,7 +34,12 @@ function record(figure: Figure): void {
       ? ` (target ≤ ${figure.target.max} ${figure.unit})`
       : ` (target ≥ ${figure.target.min} ${figure.unit})`
     : "";
-  console.log(`${figure.name.padEnd(46)} ${figure.value.toFixed(figure.value < 10 ? 3 : 1).padStart(12)} ${figure.unit}${target}`);
+  console.log(`${figure.name.padEnd(58)} ${figure.value.toFixed(figure.value < 10 ? 3 : 1).padStart(12)} ${figure.unit}${target}${missedTarget(figure) ? "  ← MISSED" : ""}`);
+}
+
+function missedTarget(figure: Figure): boolean {
+  const target = figure.target;
+  return target !== undefined && ((target.max !== undefined && !(figure.value <= target.max)) || (target.min !== undefined && !(figure.value >= target.min)));
 }
 
 async function timeIt(iterations: number, fn: () => Promise<void> | void): Promise<number> {
@@ -114,18 +125,48 @@ async function memoryPerRun(stateDir: string): Promise<void> {
 async function main(): Promise<void> {
   const stateDir = await mkdtemp(path.join(os.tmpdir(), "hermes-bench-"));
   try {
-    console.log(`Hermes Gateway benchmarks — node ${process.version}, ${os.cpus().length} cpu(s)`);
-    await agentLoopOverhead(stateDir);
-    await historyRepair();
-    await memoryPerRun(stateDir);
-    record(chunkingBenchmark());
-    for (const figure of await gatewayThroughputBenchmark()) record(figure);
-    for (const figure of await startupBenchmark()) record(figure);
-    for (const figure of await cliHelpBenchmark()) record(figure);
+    console.log(`Hermes Gateway benchmarks — node ${process.version}, ${os.cpus().length} cpu(s) (${os.cpus()[0]?.model ?? "unknown cpu"})${QUICK ? ", quick mode" : ""}`);
+    const groups: Array<[string, () => Promise<void>]> = [
+      ["agent", async () => {
+        await agentLoopOverhead(stateDir);
+        await historyRepair();
+        await memoryPerRun(stateDir);
+        record(chunkingBenchmark());
+      }],
+      ["gateway", async () => {
+        for (const figure of await gatewayThroughputBenchmark()) record(figure);
+      }],
+      ["store", async () => {
+        for (const figure of await storeAppendBenchmark()) record(figure);
+        for (const figure of await sessionSearchBenchmark()) record(figure);
+      }],
+      ["throughput", async () => {
+        for (const figure of await throughputBenchmark()) record(figure);
+      }],
+      ["loop", async () => {
+        for (const figure of await loopDelayBenchmark()) record(figure);
+      }],
+      ["burst", async () => {
+        for (const figure of await burstBenchmark()) record(figure);
+      }],
+      ["footprint", async () => {
+        for (const figure of await footprintBenchmark()) record(figure);
+      }],
+      ["prompt", async () => {
+        for (const figure of await promptEconomyBenchmark()) record(figure);
+      }],
+      ["startup", async () => {
+        for (const figure of await startupBenchmark()) record(figure);
+        for (const figure of await cliHelpBenchmark()) record(figure);
+      }],
+    ];
+    // BENCH_ONLY=store,burst runs only those groups (names as above).
+    const only = process.env.BENCH_ONLY?.split(",").map((name) => name.trim()).filter(Boolean);
+    for (const [name, run] of groups) if (!only || only.includes(name)) await run();
   } finally {
     await rm(stateDir, { recursive: true, force: true });
   }
-  const missed = figures.filter((f) => f.target && ((f.target.max !== undefined && f.value > f.target.max) || (f.target.min !== undefined && f.value < f.target.min)));
+  const missed = figures.filter(missedTarget);
   console.log(missed.length === 0 ? "all targets met" : `targets missed: ${missed.map((f) => f.name).join("; ")}`);
 }
 

@@ -1,0 +1,109 @@
+import { Queue, QueueEvents, Worker } from "bullmq";
+import { percentile, QUICK } from "./bench-words.js";
+import { startBenchDeployment, type BenchDeployment } from "./bench-deployment.js";
+import type { BenchFigure } from "./gateway-bench.js";
+import { startRedis } from "../support/redis-server.js";
+
+const SEQUENTIAL = QUICK ? 20 : 60;
+const BURST = QUICK ? 60 : 200;
+const BURST_USERS = 40;
+
+export interface ModeFigures {
+  mode: string;
+  /** Median time from the user's message being available to its answer arriving, one message at a time. */
+  latencyMs: number;
+  throughput: number;
+  cpuMsPerMessage: number;
+}
+
+let nextMark = 1_000_000;
+
+/** One message at a time (latency), then a burst from 40 users (throughput); CPU of every process over both. */
+async function measure(deployment: BenchDeployment, mode: string): Promise<ModeFigures> {
+  // Warm-up: the first messages pay for lazy loading and JIT, which a running gateway has long paid.
+  for (let i = 0; i < 10; i += 1) await deployment.say(900 + (i % 3), nextMark++).answered;
+  const cpuBefore = deployment.cpuMs();
+  const latencies: number[] = [];
+  for (let i = 0; i < SEQUENTIAL; i += 1) {
+    const message = deployment.say(100 + (i % 10), nextMark++);
+    latencies.push((await message.answered) - message.sentAt);
+  }
+  const started = performance.now();
+  const burst = Array.from({ length: BURST }, (_, i) => deployment.say(200 + (i % BURST_USERS), nextMark++).answered);
+  await Promise.all(burst);
+  const seconds = (performance.now() - started) / 1000;
+  // Workers and the gateway finish bookkeeping (delivery rows, acknowledgements) just after the last send.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const cpu = deployment.cpuMs() - cpuBefore;
+  const others = deployment.otherReplies();
+  if (others.length > 0) throw new Error(`${mode}: ${others.length} replies that answer no message, e.g. ${JSON.stringify(others[0]?.visible)}`);
+  return { mode, latencyMs: percentile(latencies, 0.5), throughput: BURST / seconds, cpuMsPerMessage: cpu / (SEQUENTIAL + BURST) };
+}
+
+async function deploymentMode(workers: number, mode: string): Promise<ModeFigures> {
+  const deployment = await startBenchDeployment({ workers });
+  try {
+    return await measure(deployment, mode);
+  } finally {
+    await deployment.stop();
+  }
+}
+
+/** A BullMQ queue whose worker does nothing, on a private redis-server: the floor any BullMQ mode stands on. */
+async function bareBullMq(): Promise<ModeFigures> {
+  const redis = await startRedis();
+  const connection = { url: redis.url, maxRetriesPerRequest: null };
+  const queue = new Queue("bench-noop", { connection });
+  const events = new QueueEvents("bench-noop", { connection });
+  const worker = new Worker("bench-noop", async () => "done", { connection, concurrency: 4 });
+  try {
+    await Promise.all([queue.waitUntilReady(), events.waitUntilReady(), worker.waitUntilReady()]);
+    const finished = new Map<string, () => void>();
+    worker.on("completed", (job) => {
+      finished.get(job.id ?? "")?.();
+    });
+    const run = async (): Promise<void> => {
+      const job = await queue.add("noop", { text: "x".repeat(200) }, { removeOnComplete: true });
+      await new Promise<void>((resolve) => finished.set(job.id ?? "", resolve));
+    };
+    for (let i = 0; i < 10; i += 1) await run();
+    const cpuBefore = process.cpuUsage();
+    const latencies: number[] = [];
+    for (let i = 0; i < SEQUENTIAL; i += 1) {
+      const started = performance.now();
+      await run();
+      latencies.push(performance.now() - started);
+    }
+    const started = performance.now();
+    await Promise.all(Array.from({ length: BURST }, run));
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
+    return { mode: "bare BullMQ no-op", latencyMs: percentile(latencies, 0.5), throughput: BURST / seconds, cpuMsPerMessage: (cpu.user + cpu.system) / 1000 / (SEQUENTIAL + BURST) };
+  } finally {
+    await worker.close();
+    await events.close();
+    await queue.close();
+    await redis.stop();
+  }
+}
+
+/**
+ * Zero-delay model: inline (embedded), BullMQ with one and two worker processes, and a bare BullMQ no-op queue for
+ * reference. CPU is the gateway's plus the workers' (the stand-ins run in this process and are not counted; for the
+ * bare queue it is this process's, producer and worker together).
+ */
+export async function throughputBenchmark(): Promise<BenchFigure[]> {
+  const modes = [await deploymentMode(0, "inline"), await deploymentMode(1, "BullMQ, 1 worker"), await deploymentMode(2, "BullMQ, 2 workers"), await bareBullMq()];
+  const figures: BenchFigure[] = [];
+  const inline = modes[0];
+  for (const figures_ of modes) {
+    const isApp = figures_.mode !== "bare BullMQ no-op";
+    figures.push({ name: `${figures_.mode}: answer latency p50`, value: figures_.latencyMs, unit: "ms", ...(figures_.mode === "inline" ? { target: { max: 10 } } : {}) });
+    figures.push({ name: `${figures_.mode}: burst throughput`, value: figures_.throughput, unit: "msg/s" });
+    figures.push({ name: `${figures_.mode}: CPU per message`, value: figures_.cpuMsPerMessage, unit: "ms", ...(isApp ? { target: { max: 5 } } : {}) });
+    if (isApp && inline && figures_ !== inline) {
+      figures.push({ name: `${figures_.mode}: latency added over inline`, value: figures_.latencyMs - inline.latencyMs, unit: "ms", target: { max: 2 } });
+    }
+  }
+  return figures;
+}
