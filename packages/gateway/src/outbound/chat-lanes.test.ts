@@ -50,4 +50,22 @@ describe("ChatLanes", () => {
     await finished;
     expect(lanes.free).toBe(1);
   });
+
+  it("keeps a wake that came while nobody waited for the next waiter", async () => {
+    const lanes = new ChatLanes(2);
+    const held = gate();
+    const quick = gate();
+    lanes.run("slow", () => held.promise);
+    lanes.run("quick", () => quick.promise);
+    quick.open();
+    await tick();
+    // "quick" finished before anyone waited: the next wait returns at once instead of waiting for "slow".
+    await lanes.settled();
+    let woken = false;
+    void lanes.settled().then(() => (woken = true));
+    await tick();
+    expect(woken).toBe(false);
+    held.open();
+    await lanes.idle();
+  });
 });

@@ -10,6 +10,8 @@ export function chatLaneKey(delivery: { platform: string; chatId: string }): str
 export class ChatLanes {
   private readonly lanes = new Map<string, Promise<void>>();
   private wakeWaiters: Array<() => void> = [];
+  /** A wake with nobody waiting is kept for the next `settled`, so no finish or new work goes unnoticed. */
+  private wokenUnseen = false;
 
   constructor(readonly capacity: number) {}
 
@@ -33,14 +35,18 @@ export class ChatLanes {
     this.lanes.set(key, next);
   }
 
-  /** Resolves when some work finishes (at once when no lane is busy) or `wake` is called. */
+  /** Resolves when some work finishes or `wake` is called — since the last `settled` — or at once when no lane is busy. */
   settled(): Promise<void> {
-    if (this.lanes.size === 0) return Promise.resolve();
+    if (this.lanes.size === 0 || this.wokenUnseen) {
+      this.wokenUnseen = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => this.wakeWaiters.push(resolve));
   }
 
   /** Lets whoever waits in `settled` look again (say, new deliveries arrived). */
   wake(): void {
+    if (this.wakeWaiters.length === 0) this.wokenUnseen = true;
     const waiters = this.wakeWaiters;
     this.wakeWaiters = [];
     for (const resolve of waiters) resolve();

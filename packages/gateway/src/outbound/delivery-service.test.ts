@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Store } from "@hermes/store";
 import type { PlatformAdapter } from "../core/adapter.js";
 import type { DeliveryServiceOptions } from "./delivery-service.js";
@@ -304,6 +304,21 @@ describe("DeliveryService: concurrency and polling", () => {
     expect(adapter.delivered).toEqual(["quick reply", "later reply"]);
     held.open();
     expect(await flush).toEqual({ sent: 3, failed: 0 });
+  });
+
+  it("looks again at once for a reply written while the flush was claiming, though another chat's send is slow", async () => {
+    const held = gate();
+    const adapter = new FakeAdapter({ respond: async (call) => (call.target.chatId === "slow" ? await held.promise : undefined, { ok: true }) });
+    const { add, service } = await setup([adapter]);
+    await add({ text: "slow reply", chatId: "slow" });
+    const flush = service.flush();
+    // Written and announced before the flush has seen its first claim's answer.
+    const written = add({ text: "new reply", chatId: "other" });
+    void service.flush();
+    await written;
+    await vi.waitFor(() => expect(adapter.delivered).toEqual(["new reply"]));
+    held.open();
+    expect(await flush).toEqual({ sent: 2, failed: 0 });
   });
 
   it("polls on its schedule, wakes early for a deferred delivery, and stops after the flush in progress", async () => {

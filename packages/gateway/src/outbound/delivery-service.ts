@@ -172,6 +172,8 @@ export class DeliveryService {
         for (const row of rows) this.lanes.run(chatLaneKey(row), async () => count(await this.deliverTraced(row, row.partsSent)));
       }
       if (this.lanes.busy === 0 && found === 0 && !this.newWork) return summary;
+      // A flush asked for while this one was claiming: look again now rather than after some lane finishes.
+      if (this.newWork) continue;
       await this.lanes.settled();
     }
   }
