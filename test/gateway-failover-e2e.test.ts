@@ -9,6 +9,7 @@ import { startLlmServer, type LlmServer } from "./fakes/llm-server.js";
 import { ADA, startFakeTelegram, type FakeTelegram } from "./fakes/telegram/index.js";
 import { startApp, type AppProcess } from "./support/app-process.js";
 import { startRedis, type TestRedis } from "./support/redis-server.js";
+import { runCli } from "./support/run-cli.js";
 
 const TOKEN = "123456:FAILOVER-e2e-token";
 let llm: LlmServer;
@@ -118,6 +119,25 @@ describe("one active gateway per HERMES_HOME (embedded mode)", () => {
     first.kill("SIGTERM");
     expect(await first.exited).toEqual({ code: 0, signal: null });
     expect(existsSync(lockFile)).toBe(false);
+  }, 60_000);
+});
+
+describe("npm run chat beside npm start", () => {
+  it("leaves the Telegram message the gateway is running alone, and answers its own console message", async () => {
+    const gateway = start("gateway", baseEnv(telegram.apiRoot));
+    await gateway.waitFor('"msg":"gateway started"');
+    // The Telegram answer hangs, so its message is still running in the gateway when the chat starts and recovers.
+    llm.enqueue({ kind: "hang" }, { kind: "text", text: "Console answer." });
+    telegram.userWrites({ from: ADA, text: "Take your time" });
+    await waitUntil(() => llm.requests.length === 1, "the Telegram run to start");
+
+    const chat = await runCli(["chat"], { env: baseEnv(telegram.apiRoot), stdin: "Hello from the terminal\n", timeoutMs: 40_000 });
+    expect(chat.stdout).toBe("Console answer.\n");
+    expect(chat.code).toBe(0);
+    // Had the chat taken up the Telegram message too, it would have asked the model a third time.
+    expect(llm.requests).toHaveLength(2);
+    expect(JSON.stringify(llm.requests[1]?.messages)).toContain("Hello from the terminal");
+    expect(telegram.sentTo(ADA.id)).toEqual([]);
   }, 60_000);
 });
 

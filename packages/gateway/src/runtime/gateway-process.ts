@@ -122,7 +122,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     remakeAdapters: options.election?.remakeAdapters,
     delivery,
     recover: async () => {
-      const pending = await store.inbound.unfinished(10_000);
+      // Another platform's messages belong to the process that runs it (`npm run chat` beside `npm start` runs the console only).
+      const pending = (await store.inbound.unfinished(10_000)).filter((record) => adapters.has(record.platform));
       if (pending.length > 0) logger.info("recovering unfinished messages", { count: pending.length });
       await gateway.recover(pending);
     },
