@@ -32,6 +32,13 @@ export async function startRedis(): Promise<TestRedis> {
   throw lastError;
 }
 
+/** Starts one on the given loopback port, e.g. again on the port of one a test stopped (a Redis restart). */
+export async function startRedisOnPort(port: number): Promise<TestRedis> {
+  const binary = findRedisServer((name) => lookupOnPath(name, process.env.PATH));
+  if (binary === undefined) throw new Error(MISSING_REDIS_LINE);
+  return startOnPort(binary, port);
+}
+
 async function startOnPort(binary: string, port: number): Promise<TestRedis> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "hermes-redis-"));
   const child = spawn(

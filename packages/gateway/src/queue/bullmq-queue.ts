@@ -3,6 +3,8 @@ import { silentLogger, type Logger } from "@hermes/agent";
 import { Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
 import { closeRedis, openRedis } from "./redis-connection.js";
+import { RedisSessionLock } from "./session-lock.js";
+import { promoteDelayed, RedisSessionWaiters, wakingSessionLock, type SessionWakeup } from "./session-waiters.js";
 import { notifySettled } from "./settled-listeners.js";
 import { publishStop } from "./stop-channel.js";
 import {
@@ -12,6 +14,7 @@ import {
   runJobId,
   type AgentRunJob,
   type AgentRunQueue,
+  type SessionLock,
   type SettledListener,
   type SettledOutcome,
 } from "./types.js";
@@ -26,6 +29,8 @@ export interface BullMqQueueOptions {
   retryBackoffMs?: number;
   /** Marks each add so a duplicate can be told from our own job; random by default. */
   newEnqueueToken?: () => string;
+  /** An enqueue that Redis has not confirmed by then fails (default 2000): intake must not hang behind an outage. */
+  enqueueTimeoutMs?: number;
 }
 
 /** What is stored in Redis: the job plus the token of the enqueue that created it. */
@@ -44,6 +49,7 @@ export class BullMqQueue implements AgentRunQueue {
   private readonly newEnqueueToken: () => string;
   private readonly attempts: number;
   private readonly retryBackoffMs: number;
+  private readonly enqueueTimeoutMs: number;
   private readonly connection: Redis;
   private readonly queue: Queue<StoredRun, AgentRunJob, "run">;
   private readonly listeners: SettledListener[] = [];
@@ -58,7 +64,8 @@ export class BullMqQueue implements AgentRunQueue {
     this.newEnqueueToken = options.newEnqueueToken ?? randomUUID;
     this.attempts = options.attempts ?? 5;
     this.retryBackoffMs = options.retryBackoffMs ?? 1_000;
-    this.connection = openRedis(this.redisUrl, { name: "hermes-run-producer" }, this.logger);
+    this.enqueueTimeoutMs = options.enqueueTimeoutMs ?? 2_000;
+    this.connection = openRedis(this.redisUrl, { name: "hermes-run-producer", failFast: true }, this.logger);
     this.queue = new Queue<StoredRun, AgentRunJob, "run">(this.queueName, { connection: this.connection });
     this.queue.on("error", (error: Error) => this.logger.error("run queue error", { error }));
     this.ensureListening().catch((error: unknown) => this.logger.warn("run queue not listening yet", { error }));
@@ -69,12 +76,26 @@ export class BullMqQueue implements AgentRunQueue {
     return this.ensureListening();
   }
 
+  /** Rejects within enqueueTimeoutMs when Redis does not answer; a late add is harmless (the job id is the inbound's). */
   async enqueue(job: AgentRunJob): Promise<{ enqueued: boolean }> {
     if (this.closing) {
       this.logger.warn("run not enqueued: queue is closing", { ...job });
       return { enqueued: false };
     }
+    const abandoned = new AbortController();
+    return withDeadline(this.add(job, abandoned.signal), this.enqueueTimeoutMs, "enqueue").catch((error: unknown) => {
+      abandoned.abort();
+      throw error;
+    });
+  }
+
+  private async add(job: AgentRunJob, abandoned: AbortSignal): Promise<{ enqueued: boolean }> {
+    // While ioredis waits to reconnect, nothing sent now could be answered: fail at once rather than at the deadline.
+    const status = this.connection.status;
+    if (status === "reconnecting" || status === "close" || status === "end") throw new Error(`redis not connected (${status})`);
     await this.ensureListening();
+    // The caller has moved on (the run is kept for relaying): adding it now would revive a run /stop may have dropped.
+    if (abandoned.aborted) throw new Error("enqueue abandoned after its deadline");
     const jobId = runJobId(job.inboundId);
     const enqueueToken = this.newEnqueueToken();
     const data: StoredRun = { ...copyAgentRunJob(job), enqueueToken };
@@ -101,7 +122,28 @@ export class BullMqQueue implements AgentRunQueue {
   }
 
   async waiting(): Promise<number> {
-    return this.queue.getJobCountByTypes("waiting", "delayed", "prioritized");
+    return withDeadline(this.queue.getJobCountByTypes("waiting", "delayed", "prioritized"), this.enqueueTimeoutMs, "count waiting runs");
+  }
+
+  /**
+   * The runs' session lock, taken from the gateway (commands that change a conversation); on this fail-fast
+   * connection, so a command during an outage fails at once. Releasing it promotes the runs parked behind the session
+   * and wakes `alsoWake` (e.g. other commands waiting in this process).
+   */
+  sessionLock(alsoWake: SessionWakeup): SessionLock {
+    const parked = new RedisSessionWaiters(this.connection, { promote: (jobIds) => this.promote(jobIds) });
+    const wakeup: SessionWakeup = {
+      wake: async (sessionKey) => {
+        await alsoWake.wake(sessionKey);
+        await parked.wake(sessionKey);
+      },
+    };
+    return wakingSessionLock(new RedisSessionLock(this.connection), wakeup, this.logger);
+  }
+
+  /** Moves delayed jobs (runs parked until their session is free) to the front of the wait; a job no longer delayed is skipped. */
+  async promote(jobIds: readonly string[]): Promise<number> {
+    return promoteDelayed(this.queue, jobIds);
   }
 
   /** The producer runs no jobs, so there is nothing to drain: it just stops listening and disconnects. */
@@ -110,10 +152,22 @@ export class BullMqQueue implements AgentRunQueue {
     return this.closing;
   }
 
+  /** Polite while Redis answers; during an outage the connections are just dropped, so a shutdown never hangs on it. */
   private async shutDown(): Promise<void> {
-    await this.listening?.catch(() => undefined);
-    await this.events?.close();
-    await this.queue.close();
+    const polite = (async () => {
+      await this.listening?.catch(() => undefined);
+      await this.events?.close();
+      await this.queue.close();
+    })();
+    try {
+      await withDeadline(polite, this.enqueueTimeoutMs, "close the run queue");
+    } catch (error) {
+      this.logger.warn("run queue closed without reaching redis", { error });
+      // BullMQ's own disconnect waits for a connection that never came up; dropping the sockets is enough.
+      this.connection.disconnect();
+      void Promise.allSettled([this.events?.disconnect(), this.queue.disconnect()]);
+      return;
+    }
     await closeRedis(this.connection);
   }
 
@@ -128,6 +182,8 @@ export class BullMqQueue implements AgentRunQueue {
   private async listen(): Promise<void> {
     // Read events from the stream's current end, fixed now: QueueEvents' default "$" would be taken only at its
     // first read, and a job settling before that would never be reported.
+    // The producer's connection has no offline queue: commands sent before it is up would fail at once.
+    await this.queue.waitUntilReady();
     const newest = await this.connection.xrevrange(this.queue.toKey("events"), "+", "-", "COUNT", 1);
     if (this.closing) return;
     const events = new QueueEvents(this.queueName, {
@@ -154,6 +210,16 @@ export class BullMqQueue implements AgentRunQueue {
       this.logger.error("could not report a settled run", { jobId, outcome, error });
     }
   }
+}
+
+/** A Redis command that neither answers nor fails (e.g. mid-reconnect) must not hold its caller beyond `ms`. */
+export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`redis did not ${what} within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 function readToken(data: unknown): unknown {

@@ -1,8 +1,9 @@
 import { silentLogger, type Logger } from "@hermes/agent";
-import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
+import { DelayedError, Queue, UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { closeRedis, openRedis } from "./redis-connection.js";
 import { RunRegistry, type RunHandle } from "./run-registry.js";
+import { PARKED_SAFETY_DELAY_MS, promoteDelayed, RedisSessionWaiters } from "./session-waiters.js";
 import { settlesWithin, timerScheduler, type Scheduler } from "./scheduler.js";
 import { StopListener } from "./stop-channel.js";
 import {
@@ -27,8 +28,11 @@ export interface BullMqWorkerHostOptions {
   stalledIntervalMs?: number;
   /** Stalls a job survives before it fails for good. */
   maxStalledCount?: number;
-  /** Pause before a "retry_later" job may run again. */
-  retryLaterDelayMs?: number;
+  /**
+   * A "retry_later" job (its session is locked) is parked as delayed for this long (default 30 s) and promoted as
+   * soon as the session is released; the delay only matters when the lock holder's process died.
+   */
+  parkedSafetyDelayMs?: number;
   /** After aborting runs that outlived the drain, how long close() waits for them to hand their jobs back. */
   abortGraceMs?: number;
   logger?: Logger;
@@ -47,10 +51,13 @@ export class BullMqWorkerHost {
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly scheduler: Scheduler;
-  private readonly retryLaterDelayMs: number;
+  private readonly parkedSafetyDelayMs: number;
   private readonly abortGraceMs: number;
   private readonly connection: Redis;
   private readonly worker: Worker<unknown, AgentRunJob>;
+  /** Only for promoting parked jobs; the worker takes jobs through its own connection. */
+  private readonly promoter: Queue;
+  private readonly waiters: RedisSessionWaiters;
   private readonly stops: StopListener;
   private readonly runs = new RunRegistry();
   private readonly started: Promise<void>;
@@ -63,7 +70,7 @@ export class BullMqWorkerHost {
     this.logger = options.logger ?? silentLogger;
     this.now = options.now ?? Date.now;
     this.scheduler = options.scheduler ?? timerScheduler;
-    this.retryLaterDelayMs = options.retryLaterDelayMs ?? 250;
+    this.parkedSafetyDelayMs = options.parkedSafetyDelayMs ?? PARKED_SAFETY_DELAY_MS;
     this.abortGraceMs = options.abortGraceMs ?? 2_000;
     this.connection = openRedis(options.redisUrl, { name: "hermes-worker", waitThroughOutages: true }, this.logger);
     this.worker = new Worker<unknown, AgentRunJob>(
@@ -82,6 +89,9 @@ export class BullMqWorkerHost {
     this.worker.on("failed", (job: Job | undefined, error: Error) => {
       this.logger.warn("agent run attempt failed", { jobId: job?.id, attemptsMade: job?.attemptsMade, error });
     });
+    this.promoter = new Queue(options.queueName ?? DEFAULT_RUN_QUEUE_NAME, { connection: this.connection });
+    this.promoter.on("error", (error: Error) => this.logger.error("run queue error", { error }));
+    this.waiters = new RedisSessionWaiters(this.connection, { promote: (jobIds) => promoteDelayed(this.promoter, jobIds) });
     this.stops = new StopListener(options.redisUrl, (sessionKey) => this.stopSession(sessionKey), this.logger);
     this.started = this.start();
     this.started.catch((error: unknown) => {
@@ -128,6 +138,7 @@ export class BullMqWorkerHost {
       if (force) this.logger.error("runs ignored their abort signal at shutdown", { runs: this.runs.size });
     }
     await this.worker.close(force);
+    await this.promoter.close();
     await this.stops.close();
     await closeRedis(this.connection);
   }
@@ -136,16 +147,40 @@ export class BullMqWorkerHost {
     const data = parseAgentRunJob(job.data);
     if (data === undefined) throw new UnrecoverableError(`malformed agent run job ${job.id ?? "?"}`);
     const run = this.runs.start(data);
+    let parked = false;
     try {
       const outcome = await this.runProcessor(run, job, token);
       if (outcome === "retry_later") {
-        await job.moveToDelayed(this.now() + this.retryLaterDelayMs, token);
+        parked = true;
+        await this.park(job, data.sessionKey, token);
         throw new DelayedError();
       }
       return data;
     } finally {
       this.processed += 1;
       run.finish();
+      // The processor released the session (if it held it): runs parked behind it may start now.
+      if (!parked) await this.wake(data.sessionKey);
+    }
+  }
+
+  /**
+   * Registered before parking and the lock looked at after: a release before the registration woke nobody, and one
+   * between registration and parking found the job not yet delayed, so in both cases the job promotes itself.
+   */
+  private async park(job: Job<unknown, AgentRunJob>, sessionKey: string, token: string | undefined): Promise<void> {
+    const jobId = job.id;
+    if (jobId === undefined) throw new Error("a BullMQ job without an id cannot be parked");
+    await this.waiters.register(sessionKey, jobId);
+    await job.moveToDelayed(this.now() + this.parkedSafetyDelayMs, token);
+    if (!(await this.waiters.sessionLocked(sessionKey))) await promoteDelayed(this.promoter, [jobId]);
+  }
+
+  private async wake(sessionKey: string): Promise<void> {
+    try {
+      await this.waiters.wake(sessionKey);
+    } catch (error) {
+      this.logger.warn("could not wake runs waiting for a session; their safety delay will", { sessionKey, error });
     }
   }
 

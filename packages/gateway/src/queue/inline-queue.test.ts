@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Logger } from "@hermes/agent";
 import { InlineQueue } from "./inline-queue.js";
+import { InMemorySessionLock } from "./session-lock.js";
+import { InMemorySessionWaiters } from "./session-waiters.js";
 import { ManualScheduler, deferred, settleCallbacks, type Deferred } from "./testing.js";
 import { RunAbortedError, type AgentRunJob, type RunOutcome, type RunProcessor, type SettledOutcome } from "./types.js";
 
@@ -124,17 +126,17 @@ describe("InlineQueue", () => {
     await queue.close();
   });
 
-  it("counts waiting runs: queued ones and those delayed for a retry, not running ones", async () => {
+  it("counts waiting runs: queued ones and those parked behind their session, not running ones", async () => {
     const runs = new ScriptedRuns();
     const scheduler = new ManualScheduler();
-    const queue = new InlineQueue(runs.processor, { concurrency: 1, retryDelayMs: 200, scheduler });
+    const queue = new InlineQueue(runs.processor, { concurrency: 1, parkedSafetyDelayMs: 30_000, scheduler });
     expect(await queue.waiting()).toBe(0);
     for (const id of [1, 2, 3]) await queue.enqueue(job(id));
     expect(await queue.waiting()).toBe(2);
 
     runs.run(0).outcome.resolve("retry_later");
     await settleCallbacks();
-    expect(scheduler.waiting()).toEqual([200]);
+    expect(scheduler.waiting()).toEqual([30_000]);
     expect(await queue.waiting()).toBe(2);
 
     runs.run(1).outcome.resolve("done");
@@ -142,43 +144,79 @@ describe("InlineQueue", () => {
     runs.run(2).outcome.resolve("done");
     await settleCallbacks();
     expect(await queue.waiting()).toBe(1);
-    scheduler.fire(200);
+    scheduler.fire(30_000);
     await settleCallbacks();
     expect(await queue.waiting()).toBe(0);
     runs.run(3).outcome.resolve("done");
     await settleCallbacks();
   });
 
-  it("puts a retry_later job back at the end of the queue after retryDelayMs", async () => {
+  it("parks a retry_later job until its session is released, then runs it without waiting out the safety delay", async () => {
     const runs = new ScriptedRuns();
     const scheduler = new ManualScheduler();
-    const queue = new InlineQueue(runs.processor, { concurrency: 1, retryDelayMs: 200, scheduler });
+    const waiters = new InMemorySessionWaiters();
+    const lock = new InMemorySessionLock();
+    const queue = new InlineQueue(runs.processor, { concurrency: 1, waiters, sessionLocked: (key) => lock.isHeld(key), scheduler });
     const settled = recordSettled(queue);
+    const holder = await lock.tryAcquire(job(1).sessionKey, 60_000);
     await queue.enqueue(job(1));
     await queue.enqueue(job(2));
 
     runs.run(0).outcome.resolve("retry_later");
     await settleCallbacks();
     expect(runs.ids()).toEqual([1, 2]);
-    expect(scheduler.waiting()).toEqual([200]);
-    // Still queued (waiting out its delay), so a re-delivery is not a second job.
+    expect(waiters.count(job(1).sessionKey)).toBe(1);
+    // Still queued (parked), so a re-delivery is not a second job.
     expect(await queue.enqueue(job(1))).toEqual({ enqueued: false });
 
-    await queue.enqueue(job(3));
-    scheduler.fire(200);
     runs.run(1).outcome.resolve("done");
     await settleCallbacks();
+    expect(runs.ids()).toEqual([1, 2]);
+    await holder?.release();
+    await waiters.wake(job(1).sessionKey);
+    await settleCallbacks();
+    expect(runs.ids()).toEqual([1, 2, 1]);
+    expect(waiters.count(job(1).sessionKey)).toBe(0);
+    // Woken, so its safety delay was cancelled.
+    expect(scheduler.waiting()).toEqual([]);
     runs.run(2).outcome.resolve("done");
     await settleCallbacks();
-    runs.run(3).outcome.resolve("done");
-    await settleCallbacks();
-
-    expect(runs.ids()).toEqual([1, 2, 3, 1]);
     expect(settled).toEqual([
       [2, "done"],
-      [3, "done"],
       [1, "done"],
     ]);
+    await queue.close();
+  });
+
+  it("runs a parked job at once when the session was released before it was parked (nobody was there to wake it)", async () => {
+    const runs = new ScriptedRuns();
+    const lock = new InMemorySessionLock();
+    const queue = new InlineQueue(runs.processor, { concurrency: 1, sessionLocked: (key) => lock.isHeld(key), scheduler: new ManualScheduler() });
+    await queue.enqueue(job(1));
+    runs.run(0).outcome.resolve("retry_later");
+    await settleCallbacks();
+    expect(runs.ids()).toEqual([1, 1]);
+    runs.run(1).outcome.resolve("done");
+    await settleCallbacks();
+    await queue.close();
+  });
+
+  it("runs a parked job after the safety delay when its waker never comes (its holder crashed)", async () => {
+    const runs = new ScriptedRuns();
+    const scheduler = new ManualScheduler();
+    const waiters = new InMemorySessionWaiters();
+    const queue = new InlineQueue(runs.processor, { concurrency: 1, waiters, sessionLocked: () => true, parkedSafetyDelayMs: 30_000, scheduler });
+    await queue.enqueue(job(1));
+    runs.run(0).outcome.resolve("retry_later");
+    await settleCallbacks();
+    expect(runs.ids()).toEqual([1]);
+    expect(scheduler.fire(30_000)).toBe(1);
+    await settleCallbacks();
+    expect(runs.ids()).toEqual([1, 1]);
+    // The timed-out waiter withdrew: a later wake does not start it a second time.
+    expect(waiters.count(job(1).sessionKey)).toBe(0);
+    runs.run(1).outcome.resolve("done");
+    await settleCallbacks();
     await queue.close();
   });
 

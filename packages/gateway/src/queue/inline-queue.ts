@@ -1,5 +1,6 @@
 import { silentLogger, type Logger } from "@hermes/agent";
 import { RunRegistry } from "./run-registry.js";
+import { InMemorySessionWaiters, PARKED_SAFETY_DELAY_MS } from "./session-waiters.js";
 import { settlesWithin, timerScheduler, type Scheduler } from "./scheduler.js";
 import { notifySettled } from "./settled-listeners.js";
 import {
@@ -17,8 +18,12 @@ import {
 export interface InlineQueueOptions {
   /** Runs at once (HERMES_WORKERS). */
   concurrency: number;
-  /** Pause before a "retry_later" job goes back to the end of the queue. */
-  retryDelayMs?: number;
+  /** Where a "retry_later" job (its session is locked) is parked until the lock's holder releases it and wakes it. */
+  waiters?: InMemorySessionWaiters;
+  /** Whether a session's lock is held now: checked once after parking, in case it was released in between. */
+  sessionLocked?: (sessionKey: string) => boolean;
+  /** A parked job runs again after this long even if nobody woke it (default 30 s). */
+  parkedSafetyDelayMs?: number;
   /** Retries of a processor that throws, before the job is settled as failed. */
   maxRetries?: number;
   /** First retry delay after a throw; doubled on each further retry. */
@@ -41,7 +46,9 @@ type ProcessorResult = { ok: true; outcome: RunOutcome } | { ok: false; error: u
 /** In-process run queue for the embedded (no Redis) deployment: FIFO, bounded concurrency, idempotent per inbound. */
 export class InlineQueue implements AgentRunQueue {
   private readonly concurrency: number;
-  private readonly retryDelayMs: number;
+  private readonly waiters: InMemorySessionWaiters;
+  private readonly sessionLocked: (sessionKey: string) => boolean;
+  private readonly parkedSafetyDelayMs: number;
   private readonly maxRetries: number;
   private readonly failureBackoffMs: number;
   private readonly abortGraceMs: number;
@@ -63,7 +70,10 @@ export class InlineQueue implements AgentRunQueue {
       throw new RangeError(`InlineQueue concurrency must be a positive integer, got ${options.concurrency}`);
     }
     this.concurrency = options.concurrency;
-    this.retryDelayMs = options.retryDelayMs ?? 200;
+    this.waiters = options.waiters ?? new InMemorySessionWaiters();
+    // Without a lock to ask, a parked job waits for a wake (or its safety delay) rather than spinning.
+    this.sessionLocked = options.sessionLocked ?? (() => true);
+    this.parkedSafetyDelayMs = options.parkedSafetyDelayMs ?? PARKED_SAFETY_DELAY_MS;
     this.maxRetries = options.maxRetries ?? 3;
     this.failureBackoffMs = options.failureBackoffMs ?? 1_000;
     this.abortGraceMs = options.abortGraceMs ?? 5_000;
@@ -154,7 +164,7 @@ export class InlineQueue implements AgentRunQueue {
     if (result.ok) {
       if (result.outcome === "done") return this.settle(job, "done");
       if (this.closing) return this.forget(job, "session busy at shutdown");
-      return this.later(queued, this.retryDelayMs);
+      return this.park(queued);
     }
     this.logger.error("agent run failed", { ...job, error: result.error, attempt: queued.failures + 1 });
     if (aborted === "stop") return this.settle(job, "failed");
@@ -162,6 +172,27 @@ export class InlineQueue implements AgentRunQueue {
     if (queued.failures >= this.maxRetries) return this.settle(job, "failed");
     queued.failures += 1;
     this.later(queued, this.failureBackoffMs * 2 ** (queued.failures - 1));
+  }
+
+  /** Waits for the session's release; registered first, then the lock is looked at once, so no release is missed. */
+  private park(queued: QueuedRun): void {
+    const sessionKey = queued.job.sessionKey;
+    let withdraw = (): void => undefined;
+    let cancelSafety = (): void => undefined;
+    const resume = (): void => {
+      if (!this.delayed.delete(queued)) return;
+      withdraw();
+      cancelSafety();
+      this.pending.push(queued);
+      this.pump();
+    };
+    this.delayed.set(queued, () => {
+      withdraw();
+      cancelSafety();
+    });
+    withdraw = this.waiters.park(sessionKey, resume);
+    cancelSafety = this.scheduler.after(this.parkedSafetyDelayMs, resume);
+    if (!this.sessionLocked(sessionKey)) resume();
   }
 
   private later(queued: QueuedRun, delayMs: number): void {

@@ -6,13 +6,20 @@ export interface OpenRedisOptions {
   name: string;
   /** BullMQ workers and subscribers wait out outages instead of failing commands (`maxRetriesPerRequest: null`). */
   waitThroughOutages?: boolean;
+  /**
+   * Commands fail at once while Redis is unreachable (no offline queue, one retry of a command cut off mid-flight),
+   * for callers that must not hang behind an outage: the gateway's enqueue hands such messages to its relay.
+   */
+  failFast?: boolean;
 }
 
 /** An ioredis connection whose errors are logged (ioredis otherwise prints unhandled error events itself). */
 export function openRedis(url: string, options: OpenRedisOptions, logger: Logger): Redis {
   const redis = options.waitThroughOutages
     ? new Redis(url, { connectionName: options.name, maxRetriesPerRequest: null })
-    : new Redis(url, { connectionName: options.name });
+    : options.failFast
+      ? new Redis(url, { connectionName: options.name, enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: (attempt) => Math.min(attempt * 200, 2_000) })
+      : new Redis(url, { connectionName: options.name });
   redis.on("error", (error: unknown) => logger.warn("redis connection error", { connection: options.name, error }));
   return redis;
 }

@@ -49,6 +49,11 @@ export class InMemorySessionLock implements SessionLock {
     };
   }
 
+  /** Whether the session's lock is held (and not expired) right now. */
+  isHeld(sessionKey: string): boolean {
+    return this.holding(SESSION_LOCK_PREFIX + sessionKey) !== undefined;
+  }
+
   private holding(key: string): HeldLock | undefined {
     const current = this.held.get(key);
     if (current === undefined || current.expiresAt > this.now()) return current;
