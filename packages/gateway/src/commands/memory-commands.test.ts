@@ -51,6 +51,7 @@ async function run(name: "forget" | "memory", inbound: InboundMessage, args: str
     models: { primary: "test/model" },
     checkModel: () => undefined,
     resubmit: unused,
+    withSessionLock: unused,
     compress: unused,
     followUp: unused,
     authorization: "allowlist",

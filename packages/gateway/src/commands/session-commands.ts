@@ -39,7 +39,23 @@ async function dropLastExchange(context: CommandContext): Promise<{ removed: num
 
 async function refuseWhileBusy(context: CommandContext, what: string): Promise<string | undefined> {
   const busy = await context.store.inbound.unanswered(context.sessionKey);
-  return busy > 0 ? `I'm still working on a message, so I can't ${what} right now. Send /stop first if you want to interrupt me.` : undefined;
+  return busy > 0 ? busyText(what) : undefined;
+}
+
+function busyText(what: string): string {
+  return `I'm still answering a message, so I can't ${what} right now. Send /stop first if you want to interrupt me.`;
+}
+
+/**
+ * Under the session lock (a run that holds it is waited for briefly), and only when no message is waiting: a
+ * command never rewrites a turn a run is writing, and a queued message is not answered on a history changed under it.
+ */
+async function whenIdle<T>(context: CommandContext, what: string, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; reply: string }> {
+  const locked = await context.withSessionLock(context.sessionKey, async () => {
+    const refusal = await refuseWhileBusy(context, what);
+    return refusal === undefined ? { ok: true as const, value: await work() } : { ok: false as const, reply: refusal };
+  });
+  return locked.ok ? locked.value : { ok: false, reply: busyText(what) };
 }
 
 export const sessionCommands: CommandDefinition[] = [
@@ -72,9 +88,9 @@ export const sessionCommands: CommandDefinition[] = [
     usage: "/undo",
     description: "forget your last message and my answer to it",
     run: async (context) => {
-      const refusal = await refuseWhileBusy(context, "undo");
-      if (refusal) return refusal;
-      const dropped = await dropLastExchange(context);
+      const undone = await whenIdle(context, "undo", () => dropLastExchange(context));
+      if (!undone.ok) return undone.reply;
+      const dropped = undone.value;
       if (!dropped) return "There is nothing to undo yet.";
       return `Removed your last message and my reply (${dropped.removed} message${dropped.removed === 1 ? "" : "s"} in all).`;
     },
@@ -84,10 +100,11 @@ export const sessionCommands: CommandDefinition[] = [
     usage: "/retry",
     description: "answer your last message again",
     run: async (context) => {
-      const refusal = await refuseWhileBusy(context, "retry");
-      if (refusal) return refusal;
-      const dropped = await dropLastExchange(context);
+      const undone = await whenIdle(context, "retry", () => dropLastExchange(context));
+      if (!undone.ok) return undone.reply;
+      const dropped = undone.value;
       if (!dropped?.userText) return "There is no earlier message to retry.";
+      // Outside the lock: the resubmitted message's run takes it like any other.
       const text = context.sharedSession ? dropped.userText.replace(/^\[[^\]\n]*\]\s*/, "") : dropped.userText;
       await context.resubmit(text);
       return "Retrying your last message…";
@@ -98,11 +115,13 @@ export const sessionCommands: CommandDefinition[] = [
     usage: "/compress",
     description: "summarise the conversation so far to free up context",
     run: async (context) => {
-      const refusal = await refuseWhileBusy(context, "compress the conversation");
+      const what = "compress the conversation";
+      const refusal = await refuseWhileBusy(context, what);
       if (refusal) return refusal;
-      // A summary takes a model call: it runs in the background so message intake is not held up meanwhile.
-      void context
-        .compress(context.sessionKey)
+      // A summary takes a model call: it runs in the background so message intake is not held up meanwhile. It reads
+      // the history inside the lock, so it builds on the latest turn, and runs of the session wait until it is done.
+      void whenIdle(context, what, () => context.compress(context.sessionKey))
+        .then((compressed) => (compressed.ok ? compressed.value : compressed.reply))
         .catch((error: unknown) => `Compression failed: ${error instanceof Error ? error.message : String(error)}`)
         .then((text) => context.followUp(text));
       return "Compressing the conversation…";

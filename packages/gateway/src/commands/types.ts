@@ -2,6 +2,7 @@ import type { MemoryScope } from "@hermes/agent";
 import type { PersonInChats } from "../agent/memory-scopes.js";
 import type { InboundMessage } from "../core/inbound.js";
 import type { GatewayStore, HookPort, RunQueuePort } from "../core/ports.js";
+import type { WithSessionLock } from "../runtime/command-session-lock.js";
 
 /** Everything a command may use. Commands answer with text (sent as a notice) and never run the agent themselves. */
 export interface CommandContext {
@@ -18,7 +19,12 @@ export interface CommandContext {
   checkModel(name: string): string | undefined;
   /** Routes text as if the user had sent it again (used by /retry). */
   resubmit(text: string): Promise<void>;
-  /** Compresses the session's transcript now; returns a sentence for the user. */
+  /**
+   * Runs `work` holding the session's lock, the one runs take: a command that changes the conversation never cuts
+   * into a turn being written. Waits briefly for a running answer; `{ ok: false, reason: "busy" }` if it goes on.
+   */
+  withSessionLock: WithSessionLock;
+  /** Compresses the session's transcript now (call it under withSessionLock); returns a sentence for the user. */
   compress(sessionKey: string): Promise<string>;
   /** Sends another message to the same chat later (for work that continues after the command's first answer). */
   followUp(text: string): Promise<void>;

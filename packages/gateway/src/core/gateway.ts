@@ -4,6 +4,9 @@ import { errorMessageOf, errorTypeOf, GATEWAY_SPAN_NAMES, gatewayTracer, markSpa
 import { currentTraceCarrier } from "../tracing/trace-carrier.js";
 import { findCommand, unknownCommandText } from "../commands/registry.js";
 import type { CommandContext } from "../commands/types.js";
+import { InMemorySessionLock } from "../queue/session-lock.js";
+import { InMemorySessionWaiters } from "../queue/session-waiters.js";
+import { createWithSessionLock } from "../runtime/command-session-lock.js";
 import { parseCommand, type ParsedCommand } from "./command.js";
 import type { InboundMessage } from "./inbound.js";
 import { IntakeLimiter, type IntakeLimitOptions } from "./intake-limits.js";
@@ -29,6 +32,8 @@ export interface GatewayOptions {
   models: CommandContext["models"];
   checkModel: CommandContext["checkModel"];
   compress: CommandContext["compress"];
+  /** The runs' session lock for /undo, /retry and /compress; without one (tests), commands lock only among themselves. */
+  withSessionLock?: CommandContext["withSessionLock"];
   /** The memory scopes, for /memory and /forget. */
   memory?: CommandContext["memory"];
   /** Called for each new (not duplicate) message, e.g. to count it. */
@@ -55,9 +60,11 @@ export class Gateway {
   /** Messages whose routing failed in this process (their redelivery must not be dropped as a duplicate). */
   private readonly unrouted = new Set<number>();
   private readonly intake: IntakeLimiter;
+  private readonly withSessionLock: CommandContext["withSessionLock"];
 
   constructor(private readonly options: GatewayOptions) {
     this.now = options.now ?? Date.now;
+    this.withSessionLock = options.withSessionLock ?? createWithSessionLock({ lock: new InMemorySessionLock(), waiters: new InMemorySessionWaiters(), logger: options.logger });
     this.intake = new IntakeLimiter({ ratePerMinute: options.limits?.ratePerMinute, maxQueued: options.limits?.maxQueued, now: this.now });
   }
 
@@ -235,6 +242,7 @@ export class Gateway {
         // The retried text is no longer a command, so it carries the command's addressing with it.
         resubmit: (text) => this.receive({ ...message, text, mentionedBot: true, messageId: `${message.messageId}:retry:${this.now()}` }),
         compress: this.options.compress,
+        withSessionLock: this.withSessionLock,
         followUp: (text) => this.notice(message, text),
         authorization: via,
         sharedSession: isSharedSession(message, this.options.sessionScope),

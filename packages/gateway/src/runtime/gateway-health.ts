@@ -12,6 +12,8 @@ export interface GatewayHealthOptions {
   store: Store;
   mode: "inline" | "bullmq";
   redisUrl?: string;
+  /** Messages kept for the run queue while Redis does not answer (the intake relay's backlog). */
+  relayBacklog?: () => number;
   metrics: GatewayMetrics;
   logger: Logger;
   /** Masked in the platforms' errors, which /healthz and /readyz serve. */
@@ -38,7 +40,7 @@ export function createGatewayHealth(options: GatewayHealthOptions): GatewayHealt
   const checks: Record<string, ReadinessCheck> = {
     ...Object.fromEntries(options.platforms.map((platform) => [platform, platformCheck(platforms, platform)])),
     store: storeCheck(options.store),
-    ...(redis && { redis: redis.check }),
+    ...(redis && { redis: withRelayBacklog(redis.check, options.relayBacklog) }),
     ...(options.election && { gateway: electionCheck(options.election) }),
   };
   const standby = (): boolean => options.election?.role() === "standby";
@@ -58,7 +60,7 @@ export function createGatewayHealth(options: GatewayHealthOptions): GatewayHealt
     },
     async readiness() {
       const report = unreadyWhileStopping(await runReadinessChecks(checks), options.isStopping());
-      return { ...report, platforms: platforms.snapshot() };
+      return { ...report, platforms: platforms.snapshot(), ...(options.relayBacklog && { relayBacklog: options.relayBacklog() }) };
     },
     close() {
       redis?.close();
@@ -72,5 +74,15 @@ function electionCheck(election: Pick<GatewayElection, "role" | "activeGateway">
     if (election.role() === "active") return { ok: true, detail: "active" };
     const active = election.activeGateway();
     return { ok: false, detail: active ? `standby; active: pid ${active.pid} on ${active.host} since ${active.since}` : "standby; no active gateway seen yet" };
+  };
+}
+
+/** The Redis check names how many accepted messages wait for it, so an outage's effect on intake shows in /readyz. */
+function withRelayBacklog(check: ReadinessCheck, backlog: (() => number) | undefined): ReadinessCheck {
+  if (backlog === undefined) return check;
+  return async () => {
+    const result = await check();
+    const waiting = backlog();
+    return waiting === 0 ? result : { ...result, detail: `${result.detail}; ${waiting} message${waiting === 1 ? "" : "s"} kept for the run queue until it answers` };
   };
 }

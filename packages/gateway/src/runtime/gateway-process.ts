@@ -78,13 +78,13 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     await store.close();
     return queueSetup;
   }
-  const { queue, pool, mode } = queueSetup;
+  const { queue, pool, mode, withSessionLock, relay } = queueSetup;
   const metrics = createGatewayMetrics(options.metrics, { waitingRuns: () => queue.waiting(), pendingDeliveries: () => store.deliveries.countPending() });
   const adapters = new Map(options.adapters.map((adapter) => [adapter.platform, adapter]));
   let stopping = false;
   // Only a served /readyz needs a Redis probe of its own; the terminal chat opens none.
   const election = options.election?.election ?? alwaysActive();
-  const health = createGatewayHealth({ platforms: [...adapters.keys()], store, mode, redisUrl: options.http ? config.redisUrl : undefined, metrics, logger, secrets: configSecrets(config), isStopping: () => stopping, election: options.election?.election });
+  const health = createGatewayHealth({ platforms: [...adapters.keys()], store, mode, redisUrl: options.http ? config.redisUrl : undefined, relayBacklog: relay && (() => relay.backlogSize()), metrics, logger, secrets: configSecrets(config), isStopping: () => stopping, election: options.election?.election });
   const typing = new TypingTracker({ adapters, logger });
   const delivery = new DeliveryService({
     store: store.deliveries,
@@ -154,6 +154,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
       const resolved = resolveModelName(config, name);
       return resolved.ok ? undefined : resolved.error;
     },
+    withSessionLock,
     compress: (key) => (pool ? compressSessionNow(store, pool, key, hookPort) : Promise.resolve("Compression runs on the workers; it happens automatically when the conversation gets long.")),
     logger,
   });

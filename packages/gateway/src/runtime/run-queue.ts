@@ -5,10 +5,26 @@ import type { ConfigIssue } from "../config/errors.js";
 import type { GatewayConfig } from "../config/gateway-config.js";
 import type { HookPort } from "../core/ports.js";
 import { createRunProcessor } from "../core/run-processor.js";
+import { withDeadline } from "../queue/bullmq-queue.js";
 import { BullMqQueue, InlineQueue, InMemorySessionLock, type AgentRunQueue } from "../queue/index.js";
+import { InMemorySessionWaiters, wakingSessionLock } from "../queue/session-waiters.js";
+import { createWithSessionLock, type WithSessionLock } from "./command-session-lock.js";
+import { QueueRelay } from "./queue-relay.js";
+
+// How long start-up waits for Redis before going on without it (messages are then relayed once it answers).
+const REDIS_START_WAIT_MS = 5_000;
 
 export type RunQueueSetup =
-  | { ok: true; queue: AgentRunQueue; pool?: AgentPool; mode: "inline" | "bullmq" }
+  | {
+      ok: true;
+      queue: AgentRunQueue;
+      /** Runs a gateway-side command that changes a conversation (/undo, /retry, /compress) under the runs' session lock. */
+      withSessionLock: WithSessionLock;
+      /** With Redis: the intake relay, whose backlog /readyz reports. */
+      relay?: QueueRelay;
+      pool?: AgentPool;
+      mode: "inline" | "bullmq";
+    }
   | { ok: false; issue: ConfigIssue };
 
 /**
@@ -20,16 +36,29 @@ export async function createRunQueue(
   deps: { store: Store; hooks: HookPort; logger: Logger; metrics: MetricsRegistry },
 ): Promise<RunQueueSetup> {
   if (config.redisUrl) {
-    const queue = new BullMqQueue({ redisUrl: config.redisUrl, logger: deps.logger });
-    await queue.ready();
-    return { ok: true, queue, mode: "bullmq" };
+    const producer = new BullMqQueue({ redisUrl: config.redisUrl, logger: deps.logger });
+    try {
+      await withDeadline(producer.ready(), REDIS_START_WAIT_MS, "answer at start-up");
+    } catch (error) {
+      deps.logger.warn("redis unreachable at start-up; messages are kept and relayed when it answers", { error });
+    }
+    const relay = new QueueRelay({ queue: producer, logger: deps.logger });
+    // A settled run released its session: commands waiting here for it may go on.
+    const commandWaiters = new InMemorySessionWaiters();
+    relay.onSettled((job) => void commandWaiters.wake(job.sessionKey));
+    const withSessionLock = createWithSessionLock({ lock: producer.sessionLock(commandWaiters), waiters: commandWaiters, logger: deps.logger });
+    return { ok: true, queue: relay, relay, withSessionLock, mode: "bullmq" };
   }
   const built = await createAgentPool(config, { logger: deps.logger, store: deps.store, metrics: createAgentMetrics(deps.metrics) });
   if (!built.ok) return built;
   const pool = built.pool;
+  // One lock for runs and commands; whoever releases it wakes the runs parked behind the session.
+  const locks = new InMemorySessionLock();
+  const waiters = new InMemorySessionWaiters();
+  const sessionLock = wakingSessionLock(locks, waiters, deps.logger);
   const processor = createRunProcessor({
     store: deps.store,
-    lock: new InMemorySessionLock(),
+    lock: sessionLock,
     agentFor: (model) => pool.agentFor(model),
     compressorFor: (key) => pool.compressorFor(key),
     memoryFor: (message, sessionId) => pool.memory.forMessage(message, sessionId),
@@ -39,5 +68,7 @@ export async function createRunQueue(
     sessionScope: config.sessionScope,
     logger: deps.logger,
   });
-  return { ok: true, queue: new InlineQueue(processor, { concurrency: config.workers, logger: deps.logger }), pool, mode: "inline" };
+  const queue = new InlineQueue(processor, { concurrency: config.workers, logger: deps.logger, waiters, sessionLocked: (key) => locks.isHeld(key) });
+  const withSessionLock = createWithSessionLock({ lock: sessionLock, waiters, logger: deps.logger });
+  return { ok: true, queue, withSessionLock, pool, mode: "inline" };
 }
