@@ -8,7 +8,8 @@ import type { Database } from "./database.js";
 import { migrateToLatest, type MigrationError } from "./migrate.js";
 import { createSqlRunner } from "./sql-runner.js";
 import { createStore, type Store } from "./store.js";
-import { createWritableCheck } from "./writable-check.js";
+import { createWritableCheck, type WritableCheck } from "./writable-check.js";
+import { retryWhileBusy, type BusyRetryPolicy } from "./busy-retry.js";
 
 export interface OpenStoreOptions {
   /** Path of the SQLite file; its folder is created. `:memory:` gives a private in-memory database. */
@@ -18,8 +19,13 @@ export interface OpenStoreOptions {
   now?: () => number;
   /** Source of session ids (UUIDs by default). */
   newId?: () => string;
-  /** How long a statement waits for another process's write lock before failing (default 5000). */
+  /**
+   * How long an operation waits for another process's write lock before failing (default 5000): at open, for the
+   * migrations, inside SQLite; afterwards asynchronously, between attempts (see busy-retry.ts).
+   */
   busyTimeoutMs?: number;
+  /** In [0, 1), for the jitter of those waits (default Math.random). */
+  random?: () => number;
 }
 
 export type OpenStoreError = MigrationError | { kind: "open_failed"; message: string };
@@ -37,6 +43,16 @@ export class StoreOpenError extends Error {
 }
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * How long one statement may block the thread waiting for the write lock once the store is open: a few milliseconds
+ * cover a commit in progress elsewhere; anything longer is waited out asynchronously (see busy-retry.ts).
+ */
+const LOCK_POLL_MS = 5;
+const RETRY_FIRST_DELAY_MS = 2;
+const RETRY_MAX_DELAY_MS = 50;
+/** The readiness probe's whole wait for the write lock: /readyz must answer quickly. */
+const WRITABLE_PROBE_WAIT_MS = 500;
 
 /** A value import of the agent package would load the whole agent core into processes that only need the store. */
 const quietLogger: Logger = {
@@ -75,6 +91,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
 
 async function openSerialized(options: OpenStoreOptions): Promise<OpenStoreResult> {
   const logger = options.logger ?? quietLogger;
+  const maxWaitMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
   let sqlite: BetterSqlite3.Database;
   try {
     if (options.file !== ":memory:") await mkdir(path.dirname(options.file), { recursive: true });
@@ -83,7 +100,9 @@ async function openSerialized(options: OpenStoreOptions): Promise<OpenStoreResul
     return { ok: false, error: { kind: "open_failed", message: describe(error) } };
   }
   try {
-    sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
+    // Opening may block: nothing else of the process waits on a store that is not open yet, and a migration that
+    // awaits between statements cannot be retried as a whole.
+    sqlite.pragma(`busy_timeout = ${maxWaitMs}`);
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("synchronous = NORMAL");
     sqlite.pragma("foreign_keys = ON");
@@ -113,12 +132,29 @@ async function openSerialized(options: OpenStoreOptions): Promise<OpenStoreResul
   }
   if (migration.applied.length > 0) logger.info("state database migrated", { file: options.file, applied: migration.applied });
 
+  try {
+    sqlite.pragma(`busy_timeout = ${Math.min(LOCK_POLL_MS, maxWaitMs)}`);
+  } catch (error) {
+    await close();
+    return { ok: false, error: { kind: "open_failed", message: describe(error) } };
+  }
+  const now = options.now ?? Date.now;
+  const busyRetry: BusyRetryPolicy = {
+    maxWaitMs,
+    firstDelayMs: RETRY_FIRST_DELAY_MS,
+    maxDelayMs: RETRY_MAX_DELAY_MS,
+    random: options.random ?? Math.random,
+    // The retry deadline is real time, whatever clock stamps the rows.
+    now: Date.now,
+  };
+  const checkWritable = writableCheckWithoutBlocking(sqlite, { ...busyRetry, maxWaitMs: Math.min(WRITABLE_PROBE_WAIT_MS, maxWaitMs) });
+
   let closed = false;
   const store = createStore(
     {
       db,
       exec: createSqlRunner(sqlite),
-      now: options.now ?? Date.now,
+      now,
       newId: options.newId ?? randomUUID,
       logger,
     },
@@ -127,9 +163,22 @@ async function openSerialized(options: OpenStoreOptions): Promise<OpenStoreResul
       closed = true;
       await close();
     },
-    createWritableCheck(sqlite),
+    checkWritable,
+    busyRetry,
   );
   return { ok: true, store };
+}
+
+/** The readiness probe, waiting for the write lock between attempts like the repositories do, not inside SQLite. */
+function writableCheckWithoutBlocking(sqlite: BetterSqlite3.Database, policy: BusyRetryPolicy): () => Promise<WritableCheck> {
+  const probe = createWritableCheck(sqlite, Math.min(LOCK_POLL_MS, policy.maxWaitMs));
+  const attempt = async (): Promise<WritableCheck> => {
+    const result = await probe();
+    // The probe reports the lock as a value; as an error it is retried like any busy statement.
+    if (!result.ok && /database is locked/i.test(result.error)) throw Object.assign(new Error(result.error), { code: "SQLITE_BUSY" });
+    return result;
+  };
+  return () => retryWhileBusy(attempt, policy).catch((error: unknown) => ({ ok: false, error: describe(error) }));
 }
 
 function describe(error: unknown): string {

@@ -12,7 +12,9 @@ export interface RunResult {
  * Why synchronous: better-sqlite3 waits for locks by blocking the thread. A transaction that awaited between its
  * statements would let another connection of the same process (a second store on the same file) block the thread
  * while this one still holds the write lock, which can never be released. A transaction that runs start to finish
- * without yielding cannot be interleaved, and other processes simply wait for it (busy timeout).
+ * without yielding cannot be interleaved; other connections that find its lock taken wait a few milliseconds inside
+ * SQLite and then try again asynchronously (busy-retry.ts), so the thread is never held for long. It also means a
+ * repository operation that failed busy wrote nothing, which is what makes trying it again safe.
  */
 export interface SqlRunner {
   all<R>(query: Compilable<R>): R[];

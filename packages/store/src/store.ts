@@ -1,3 +1,4 @@
+import { retryingFunction, withBusyRetry, type BusyRetryPolicy } from "./busy-retry.js";
 import { createChatSettingsRepository, type ChatSettingsRepository } from "./chat-settings.js";
 import { createCompleteRun, type CompleteRun } from "./complete-run.js";
 import { createDeliveryRepository, type DeliveryRepository } from "./deliveries.js";
@@ -39,19 +40,31 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export function createStore(ctx: StoreContext, close: () => Promise<void>, checkWritable: () => Promise<WritableCheck>): Store {
+/**
+ * Every repository operation waits for another process's write lock asynchronously (see busy-retry.ts). Audit for the
+ * retry: each operation here is one statement or one `exec.write` transaction, so a failed attempt wrote nothing;
+ * keep it so when adding one. The one exception is `retention.prune`, a transaction per batch: trying it again only
+ * deletes what is left (its counts then leave out the batches of the failed attempt, which are deleted all the same).
+ */
+export function createStore(
+  ctx: StoreContext,
+  close: () => Promise<void>,
+  checkWritable: () => Promise<WritableCheck>,
+  busyRetry: BusyRetryPolicy,
+): Store {
+  const retrying = <T extends object>(repository: T): T => withBusyRetry(repository, busyRetry);
   return {
-    sessions: createSessionRepository(ctx),
-    messages: createMessageRepository(ctx),
-    search: createSessionSearch(ctx),
-    inbound: createInboundRepository(ctx),
-    deliveries: createDeliveryRepository(ctx),
-    usage: createUsageRepository(ctx),
-    pairing: createPairingRepository(ctx),
-    chatSettings: createChatSettingsRepository(ctx),
-    retention: createRetentionRepository(ctx),
-    toolCheckpoints: createToolCheckpointRepository(ctx),
-    completeRun: createCompleteRun(ctx),
+    sessions: retrying(createSessionRepository(ctx)),
+    messages: retrying(createMessageRepository(ctx)),
+    search: retryingFunction(createSessionSearch(ctx), busyRetry),
+    inbound: retrying(createInboundRepository(ctx)),
+    deliveries: retrying(createDeliveryRepository(ctx)),
+    usage: retrying(createUsageRepository(ctx)),
+    pairing: retrying(createPairingRepository(ctx)),
+    chatSettings: retrying(createChatSettingsRepository(ctx)),
+    retention: retrying(createRetentionRepository(ctx)),
+    toolCheckpoints: retrying(createToolCheckpointRepository(ctx)),
+    completeRun: retryingFunction(createCompleteRun(ctx), busyRetry),
     checkWritable,
     close,
   };

@@ -1,0 +1,71 @@
+/**
+ * Waiting for another connection's write lock without blocking the event loop.
+ *
+ * better-sqlite3 is synchronous: with a long `busy_timeout`, a statement that finds the write lock taken sleeps the
+ * whole thread until the lock frees up, so for up to seconds no timer, socket or heartbeat of this process runs
+ * (Slack's 3-second acknowledgement, Discord's heartbeats, the other chats' replies). So the connection's own wait is
+ * kept to a few milliseconds, and a repository operation that still finds the database busy is tried again after an
+ * asynchronous pause that grows with jitter, during which everything else in the process goes on.
+ *
+ * Trying an operation again is only safe because nothing of it was written when it failed: every repository
+ * operation is one statement or one transaction (`exec.write`), and SQLite reports SQLITE_BUSY before the statement or
+ * the transaction's BEGIN IMMEDIATE has changed anything. An operation made of several separate writes would need a
+ * transaction of its own before it may be wrapped.
+ */
+
+export interface BusyRetryPolicy {
+  /** How long an operation keeps trying in all before its SQLITE_BUSY error is thrown (0: no retry). */
+  maxWaitMs: number;
+  /** The first pause; each further pause doubles, up to `maxDelayMs`. */
+  firstDelayMs: number;
+  maxDelayMs: number;
+  /** In [0, 1), for jitter, so processes that found the lock taken together do not all come back together. */
+  random: () => number;
+  now: () => number;
+}
+
+/** better-sqlite3's SqliteError code for a lock held elsewhere (also its extended forms, e.g. SQLITE_BUSY_SNAPSHOT). */
+export function isBusyError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
+
+/** Runs `operation`, trying it again after pauses while it fails with SQLITE_BUSY, for up to `maxWaitMs`. */
+export async function retryWhileBusy<T>(operation: () => Promise<T>, policy: BusyRetryPolicy): Promise<T> {
+  const deadline = policy.now() + policy.maxWaitMs;
+  let delay = policy.firstDelayMs;
+  for (;;) {
+    try {
+      return await operation();
+    } catch (error) {
+      const left = deadline - policy.now();
+      if (!isBusyError(error) || left <= 0) throw error;
+      // Half the delay fixed, half random: spread out, but never a busy loop.
+      const pause = Math.min(left, delay / 2 + (policy.random() * delay) / 2);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      delay = Math.min(policy.maxDelayMs, delay * 2);
+    }
+  }
+}
+
+/** The same repository, each of its operations tried again while the database is busy (see the top of this file). */
+export function withBusyRetry<T extends object>(repository: T, policy: BusyRetryPolicy): T {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, member] of Object.entries(repository as Record<string, unknown>)) {
+    wrapped[name] = typeof member === "function" ? retryingOperation(member as Operation, repository, policy) : member;
+  }
+  return wrapped as T;
+}
+
+/** One operation (a function such as `completeRun`) tried again while the database is busy. */
+export function retryingFunction<F extends Operation>(operation: F, policy: BusyRetryPolicy): F {
+  return retryingOperation(operation, undefined, policy) as unknown as F;
+}
+
+type Operation = (...args: never[]) => unknown;
+
+function retryingOperation(operation: Operation, self: unknown, policy: BusyRetryPolicy): (...args: unknown[]) => Promise<unknown> {
+  const call = operation as (...args: unknown[]) => unknown;
+  return (...args) => retryWhileBusy(async () => call.apply(self, args), policy);
+}
