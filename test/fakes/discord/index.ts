@@ -71,6 +71,11 @@ export interface DiscordFake {
   failGatewayDiscovery(status?: number): void;
   restoreGatewayDiscovery(): void;
   refuseNextResume(): void;
+  /**
+   * Sends a raw gateway event (a replayed or malformed MESSAGE_CREATE, an event type no client knows) to the session,
+   * with the next sequence number, as Discord would; nothing is checked or stored.
+   */
+  dispatch(event: string, data: Json): void;
   /** Accept gateway connections but send no HELLO until `releaseHello` (a stuck gateway). */
   holdHello(): void;
   releaseHello(): void;
@@ -197,6 +202,10 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
       records.discoveryFailure = undefined;
     },
     refuseNextResume: () => liveGateway.refuseNextResume(),
+    dispatch: (event, data) => {
+      liveGateway.dispatch(event, data);
+      changed();
+    },
     holdHello: () => liveGateway.holdHello(),
     releaseHello: () => liveGateway.releaseHello(),
     failNextSend: (...failures) => void records.sendFailures.push(...failures),
