@@ -16,3 +16,13 @@ export function pick<T>(items: readonly T[], random: () => number): T {
   if (item === undefined) throw new Error("pick from an empty list");
   return item;
 }
+
+/** A copy of `items` in an order drawn with `random` (Fisher–Yates). */
+export function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
+  }
+  return copy;
+}
