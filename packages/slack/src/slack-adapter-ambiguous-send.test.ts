@@ -44,6 +44,17 @@ describe("SlackAdapter: sends whose outcome is unknown", () => {
     expect(fake.posted.map((message) => message.text)).toEqual(["Part one.", "Part one."]);
   });
 
+  it("flags a post that timed out waiting for Slack's answer as ambiguous", async () => {
+    const client = new webApi.WebClient(fake.botToken, { slackApiUrl: `${proxy.url}/api/`, retryConfig: { retries: 0 }, timeout: 200, logger: silentBoltLogger });
+    proxy.loseNextAnswer(/\/chat\.postMessage$/, { kind: "late", delayMs: 60_000 });
+    const timedOut = await client.chat.postMessage({ channel: "C1", text: "hi" }).then(
+      () => undefined,
+      (error: unknown) => webApiFailure(error),
+    );
+    expect(timedOut).toMatchObject({ ok: false, retryable: true, ambiguous: true });
+    expect(fake.posted.map((message) => message.text)).toEqual(["hi"]);
+  });
+
   it("does not flag a post refused before it left: the connection was never made", async () => {
     const server = net.createServer();
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

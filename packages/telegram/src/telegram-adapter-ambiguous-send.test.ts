@@ -4,8 +4,11 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "@hermes/agent";
+import { Api } from "grammy";
 import { startLossyProxy, type LossyProxy } from "../../../test/fakes/lossy-proxy.js";
 import { startFakeTelegram, type FakeTelegram } from "../../../test/fakes/telegram/index.js";
+import { describeApiFailure } from "./api-errors.js";
+import { failedSend } from "./send-result.js";
 import { createTelegramAdapter } from "./telegram-adapter.js";
 
 let fake: FakeTelegram;
@@ -48,6 +51,19 @@ describe("TelegramAdapter: sends whose outcome is unknown", () => {
 
     expect(await adapter.send({ chatId: "7" }, { text: "Part one.", format: "plain", idempotencyKey: "d1p0" })).toMatchObject({ ok: true });
     expect(fake.sentTo(7).map((message) => message.text)).toEqual(["Part one.", "Part one."]);
+  });
+
+  it("flags a send that timed out waiting for Telegram's answer as ambiguous", async () => {
+    fake.userWrites({ text: "hi" });
+    // grammY's own client timeout, as the adapter's client has (there 60 s).
+    const api = new Api(fake.token, { apiRoot: proxy.url, timeoutSeconds: 1 });
+    proxy.loseNextAnswer(/\/sendMessage$/, { kind: "late", delayMs: 60_000 });
+    const timedOut = await api.sendMessage(7, "Part one.").then(
+      () => undefined,
+      (error: unknown) => failedSend(describeApiFailure(error)),
+    );
+    expect(timedOut).toMatchObject({ ok: false, retryable: true, ambiguous: true });
+    expect(fake.sentTo(7).map((message) => message.text)).toEqual(["Part one."]);
   });
 
   it("does not flag a send refused before it left: the connection was never made", async () => {
