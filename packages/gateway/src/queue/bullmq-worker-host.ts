@@ -29,8 +29,8 @@ export interface BullMqWorkerHostOptions {
   /** Stalls a job survives before it fails for good. */
   maxStalledCount?: number;
   /**
-   * A "retry_later" job (its session is locked) is parked as delayed for this long (default 30 s) and promoted as
-   * soon as the session is released; the delay only matters when the lock holder's process died.
+   * A "retry_later" job (its session is locked) is parked as delayed and promoted as soon as the session is released;
+   * it looks again by itself when the lock would expire (its holder died) or after this long at most (default 30 s).
    */
   parkedSafetyDelayMs?: number;
   /** After aborting runs that outlived the drain, how long close() waits for them to hand their jobs back. */
@@ -41,6 +41,8 @@ export interface BullMqWorkerHostOptions {
 }
 
 const DEFAULT_DRAIN_MS = 10_000;
+// A parked job looks again this long after its session's lock would expire.
+const LOCK_EXPIRY_MARGIN_MS = 250;
 
 /**
  * The consumer side of the BullMQ run queue (the `npm run worker` process). Short job locks, renewed while a run is
@@ -172,7 +174,9 @@ export class BullMqWorkerHost {
     const jobId = job.id;
     if (jobId === undefined) throw new Error("a BullMQ job without an id cannot be parked");
     await this.waiters.register(sessionKey, jobId);
-    await job.moveToDelayed(this.now() + this.parkedSafetyDelayMs, token);
+    // A holder that died never wakes anyone, but its lock expires: looking again then keeps takeover within the lease.
+    const lockLeft = (await this.waiters.lockExpiresInMs(sessionKey)) ?? 0;
+    await job.moveToDelayed(this.now() + Math.min(this.parkedSafetyDelayMs, lockLeft + LOCK_EXPIRY_MARGIN_MS), token);
     if (!(await this.waiters.sessionLocked(sessionKey))) await promoteDelayed(this.promoter, [jobId]);
   }
 

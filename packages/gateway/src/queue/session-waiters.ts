@@ -82,6 +82,12 @@ export class RedisSessionWaiters implements SessionWakeup {
     return (await this.redis.exists(SESSION_LOCK_PREFIX + sessionKey)) === 1;
   }
 
+  /** How long the session's lock lives unless renewed; undefined when nobody holds it. */
+  async lockExpiresInMs(sessionKey: string): Promise<number | undefined> {
+    const ttl = await this.redis.pttl(SESSION_LOCK_PREFIX + sessionKey);
+    return ttl >= 0 ? ttl : ttl === -1 ? Number.POSITIVE_INFINITY : undefined;
+  }
+
   async wake(sessionKey: string): Promise<void> {
     const key = SESSION_WAITERS_PREFIX + sessionKey;
     // Read and clear in one transaction: a job registering meanwhile lands in a fresh set for the next release.
