@@ -27,6 +27,18 @@ describe("messages", () => {
     expect(await store.messages.count(session.id)).toBe(4);
   });
 
+  it("appends a transcript longer than one insert batch whole and in order, each message searchable", async () => {
+    const { store, session } = await storeWithSession();
+    await store.messages.append(session.id, [userMessage("before")]);
+    const long = Array.from({ length: 1_203 }, (_, i) => (i % 2 === 0 ? userMessage(`question number${i}`) : assistantMessage(`answer number${i}`)));
+    await store.messages.append(session.id, long);
+
+    expect(await store.messages.history(session.id)).toEqual([userMessage("before"), ...long]);
+    expect((await store.messages.list(session.id)).map((entry) => entry.seq)).toEqual(Array.from({ length: 1_204 }, (_, i) => i));
+    const hits = await store.search({ text: "number1202", platform: "telegram", userId: "u1" });
+    expect(hits.map((hit) => hit.seq)).toEqual([1_203]);
+  });
+
   it("bumps the session's updatedAt when messages are added", async () => {
     const { store, session } = await storeWithSession();
     fixtures.advance(60_000);
