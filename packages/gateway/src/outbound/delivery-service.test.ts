@@ -330,6 +330,8 @@ describe("DeliveryService: concurrency and polling", () => {
         entry.cancelled = true;
       };
     };
+    // The timers still set: a tick's wait for a flush outlasting the poll interval is cancelled when the flush ends.
+    const live = () => scheduled.filter((entry) => !entry.cancelled);
     const held = gate();
     const adapter = new FakeAdapter();
     const { store, add, service } = await setup([adapter], { schedule });
@@ -342,18 +344,18 @@ describe("DeliveryService: concurrency and polling", () => {
     service.start(1000);
     await settle();
     expect(adapter.delivered).toEqual(["waiting at start"]);
-    expect(scheduled.map((entry) => entry.ms)).toEqual([1000]);
+    expect(live().map((entry) => entry.ms)).toEqual([1000]);
 
     await add({ text: "rate limited", chatId: "limited" });
     adapter.respondNext({ ok: false, retryable: true, error: "Too Many Requests", retryAfterMs: 300 });
-    scheduled[0]?.callback();
+    live()[0]?.callback();
     await settle();
-    expect(scheduled.map((entry) => entry.ms)).toEqual([1000, 300]);
+    expect(live().map((entry) => entry.ms)).toEqual([1000, 300]);
 
     fixtures.advance(300);
     await add({ text: "while polling" });
     adapter.respondNext(async () => (await held.promise, { ok: true }));
-    scheduled[1]?.callback();
+    live()[1]?.callback();
     await settle();
     let stopped = false;
     const stopping = service.stop().then(() => {
@@ -365,6 +367,45 @@ describe("DeliveryService: concurrency and polling", () => {
     await stopping;
     expect(adapter.delivered).toEqual(["waiting at start", "rate limited", "while polling"]);
     expect(await statuses(store)).toEqual(["sent", "sent", "sent"]);
-    expect(scheduled).toHaveLength(2);
+    expect(live()).toHaveLength(2);
+  });
+
+  it("keeps polling while one chat's send is slow, so another chat's deferred reply goes out when due", async () => {
+    const scheduled: { callback: () => void; ms: number; cancelled: boolean }[] = [];
+    const schedule = (callback: () => void, ms: number) => {
+      const entry = { callback, ms, cancelled: false };
+      scheduled.push(entry);
+      return () => {
+        entry.cancelled = true;
+      };
+    };
+    const fireDue = () => {
+      for (const entry of scheduled.splice(0)) if (!entry.cancelled) entry.callback();
+    };
+    const settle = async () => {
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    const held = gate();
+    const adapter = new FakeAdapter({ respond: async (call) => (call.target.chatId === "slow" ? await held.promise : undefined, { ok: true }) });
+    const { add, service } = await setup([adapter], { schedule });
+    await add({ text: "slow reply", chatId: "slow" });
+    await add({ text: "limited reply", chatId: "limited" });
+    adapter.respondNext(async () => (await held.promise, { ok: true }), { ok: false, retryable: true, error: "Too Many Requests", retryAfterMs: 300 });
+
+    try {
+      service.start(1000);
+      await settle();
+      expect(adapter.delivered).toEqual([]);
+      fixtures.advance(1000);
+      for (let round = 0; round < 3 && !adapter.delivered.includes("limited reply"); round++) {
+        fireDue();
+        await settle();
+      }
+      expect(adapter.delivered).toEqual(["limited reply"]);
+    } finally {
+      held.open();
+    }
+    await service.stop();
+    expect([...adapter.delivered].sort()).toEqual(["limited reply", "slow reply"]);
   });
 });

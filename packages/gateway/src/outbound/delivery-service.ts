@@ -74,6 +74,8 @@ export class DeliveryService {
   private running: Promise<FlushSummary> | null = null;
   private newWork = false;
   private polling = false;
+  /** A poll chain of an earlier start() that ends after a stop() and a new start() must not schedule beside the new one. */
+  private pollGeneration = 0;
   private cancelPoll: (() => void) | null = null;
   private stopping = new AbortController();
 
@@ -115,20 +117,33 @@ export class DeliveryService {
     return flush;
   }
 
-  /** Flushes now and then every `pollMs` after the previous flush ends, sooner when a deferred delivery is due. */
+  /**
+   * Flushes now and then every `pollMs` after the previous flush ends, sooner when a deferred delivery is due. A flush
+   * still running after `pollMs` (one chat's slow send) is joined by the next tick rather than waited for, so rows
+   * that fall due meanwhile (another chat's deferred reply, one written by another process) still go out.
+   */
   start(pollMs = 1000): void {
     if (this.polling) return;
     this.polling = true;
+    const generation = ++this.pollGeneration;
     void this.logOtherPlatformsPending();
+    const polling = (): boolean => this.polling && this.pollGeneration === generation;
     const tick = (): void => {
-      this.cancelPoll = null;
-      const again = async (): Promise<void> => {
+      let cancelWait: () => void = () => undefined;
+      const waited = new Promise<void>((resolve) => {
+        cancelWait = this.schedule(resolve, pollMs);
+      });
+      this.cancelPoll = cancelWait;
+      const flushed = this.flush().then(
+        () => cancelWait(),
+        (error: unknown) => {
+          cancelWait();
+          this.options.logger.error("delivery flush failed", { error });
+        },
+      );
+      void Promise.race([flushed, waited]).then(async () => {
         const delayMs = await this.nextWakeMs(pollMs);
-        if (this.polling) this.cancelPoll = this.schedule(tick, delayMs);
-      };
-      this.flush().then(again, async (error: unknown) => {
-        this.options.logger.error("delivery flush failed", { error });
-        await again();
+        if (polling()) this.cancelPoll = this.schedule(tick, delayMs);
       });
     };
     tick();
