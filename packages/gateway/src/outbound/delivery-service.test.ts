@@ -321,6 +321,24 @@ describe("DeliveryService: concurrency and polling", () => {
     expect(await flush).toEqual({ sent: 2, failed: 0 });
   });
 
+  it("still takes up replies asked for after its first thousand claims while one chat's send is slow", async () => {
+    const held = gate();
+    const adapter = new FakeAdapter({ respond: async (call) => (call.target.chatId === "slow" ? await held.promise : undefined, { ok: true }) });
+    const { add, service } = await setup([adapter]);
+    await add({ text: "slow reply", chatId: "slow" });
+    for (let chat = 0; chat < 999; chat++) await add({ text: `reply ${chat}`, chatId: `chat-${chat}` });
+    const flush = service.flush();
+    try {
+      await vi.waitFor(() => expect(adapter.delivered).toHaveLength(999), { timeout: 20_000 });
+      await add({ text: "after the thousandth", chatId: "late" });
+      void service.flush();
+      await vi.waitFor(() => expect(adapter.delivered).toContain("after the thousandth"));
+    } finally {
+      held.open();
+    }
+    expect(await flush).toEqual({ sent: 1001, failed: 0 });
+  }, 60_000);
+
   it("polls on its schedule, wakes early for a deferred delivery, and stops after the flush in progress", async () => {
     const scheduled: { callback: () => void; ms: number; cancelled: boolean }[] = [];
     const schedule = (callback: () => void, ms: number) => {

@@ -43,7 +43,7 @@ export interface DeliveryServiceOptions {
   inbound?: InboundTraceStoreLike;
 }
 
-// A store that never empties (a bug) must not keep one flush running forever; the next poll goes on.
+// A store that never empties (a bug) must not keep one flush claiming by itself forever; polls and new replies go on.
 const MAX_CLAIMS_PER_FLUSH = 1_000;
 const DEFAULT_MAX_AGE_MS = 60 * 60_000;
 const DEFAULT_LEASE_MS = 60_000;
@@ -178,10 +178,13 @@ export class DeliveryService {
     }
     let claimed = 0;
     for (;;) {
+      const asked = this.newWork;
       this.newWork = false;
       let found = 0;
-      if (this.lanes.free > 0 && claimed < MAX_CLAIMS_PER_FLUSH && !this.rules.signal.aborted) {
-        const rows = await this.claim(Math.min(this.lanes.free, MAX_CLAIMS_PER_FLUSH - claimed));
+      // The bound only stops a flush from feeding itself forever: past it, a flush asked for from outside (a poll, a new
+      // reply) still claims, or one slow lane would hold every other chat back until it ends.
+      if (this.lanes.free > 0 && (claimed < MAX_CLAIMS_PER_FLUSH || asked) && !this.rules.signal.aborted) {
+        const rows = await this.claim(claimed < MAX_CLAIMS_PER_FLUSH ? Math.min(this.lanes.free, MAX_CLAIMS_PER_FLUSH - claimed) : this.lanes.free);
         found = rows.length;
         claimed += found;
         for (const row of rows) this.lanes.run(chatLaneKey(row), async () => count(await this.deliverTraced(row, row.partsSent)));
