@@ -99,4 +99,8 @@ describe("Redis restarts under load (BullMQ, 35 messages, two workers)", () => {
   it("with its dump saved: nothing lost, nothing doubled", async () => {
     await restartUnderLoad(true);
   }, 120_000);
+
+  it("empty (its data lost): the store's open messages are enqueued again and answered, each once", async () => {
+    await restartUnderLoad(false);
+  }, 120_000);
 });

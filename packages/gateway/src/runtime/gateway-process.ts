@@ -25,6 +25,7 @@ import { createGatewayMetrics } from "./gateway-metrics.js";
 import { registerHealthRoutes } from "./health.js";
 import { startRetentionTimer } from "./retention-timer.js";
 import { createRunQueue } from "./run-queue.js";
+import { resumeOpenRuns, watchRedisReconnects } from "./redis-reconnects.js";
 import { compressSessionNow } from "./compress-now.js";
 import { createPlatformDuty } from "./platform-duty.js";
 
@@ -182,9 +183,16 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     markDone(message);
   };
   const retention = startRetentionTimer({ retention: store.retention, settings: config.retention, logger });
+  // A Redis back without its data forgot the jobs of open messages; only the active gateway answers for them.
+  const reconnects = config.redisUrl
+    ? watchRedisReconnects(config.redisUrl, () => {
+        if (duty.active) void resumeOpenRuns({ unfinished: (limit) => store.inbound.unfinished(limit), runsPlatform: (platform) => adapters.has(platform), resume: (records) => gateway.recover(records), logger });
+      }, logger)
+    : undefined;
 
   /** Everything but the adapters, in dependency order: runs, replies, HTTP, hooks, agents, the database. */
   const releaseAll = async (drainMs: number): Promise<void> => {
+    await reconnects?.close();
     await queue.close({ drainMs });
     if (duty.active) await delivery.flush();
     await delivery.stop();
