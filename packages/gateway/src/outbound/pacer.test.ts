@@ -10,9 +10,9 @@ const TELEGRAM_LIKE: PacingRules = {
   isGroup: (chatId) => chatId.startsWith("-"),
 };
 
-function setup(pacing: PacingRules = TELEGRAM_LIKE, sweepEveryMs?: number) {
+function setup(pacing: PacingRules = TELEGRAM_LIKE, sweepEveryMs?: number, jitterMs = 0) {
   const clock = new ManualClock();
-  const pacer = new PlatformPacer({ platforms: [{ platform: "telegram", pacing }, { platform: "discord" }], clock, ...(sweepEveryMs ? { sweepEveryMs } : {}) });
+  const pacer = new PlatformPacer({ platforms: [{ platform: "telegram", pacing }, { platform: "discord" }], clock, jitterMs, ...(sweepEveryMs ? { sweepEveryMs } : {}) });
   /** Each grant as "<chat>#<n>@<clock ms>". */
   const grants: string[] = [];
   const send = (chatId: string, label: string, signal?: AbortSignal, platform = "telegram") =>
@@ -29,6 +29,14 @@ describe("PlatformPacer", () => {
     await clock.advance(5_000);
     await Promise.all(sends);
     expect(grants).toEqual(["42#1@0", "42#2@0", "42#3@0", "42#4@1000", "42#5@2000"]);
+  });
+
+  it("keeps headroom for sends that reach the platform late: a burst is shorter, the steady rate the same", async () => {
+    const { clock, grants, send } = setup(TELEGRAM_LIKE, undefined, 250);
+    const sends = [1, 2, 3, 4, 5].map((n) => send("42", `42#${n}`));
+    await clock.advance(5_000);
+    await Promise.all(sends);
+    expect(grants).toEqual(["42#1@0", "42#2@0", "42#3@250", "42#4@1250", "42#5@2250"]);
   });
 
   it("holds a group to its group limit on top of the chat limit, without slowing a private chat", async () => {

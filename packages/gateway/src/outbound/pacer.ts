@@ -9,9 +9,16 @@ export interface PlatformPacerOptions {
   clock?: PacerClock;
   /** How often (clock ms, default 60 000) idle chats' buckets and run-out pauses are dropped, so memory stays bounded. */
   sweepEveryMs?: number;
+  /**
+   * How much later than let go a send may reach the platform (default 250 ms): the platform counts arrivals, and a
+   * burst's first request (a new connection, a busy event loop) can land late while the next lands on time. Each
+   * bucket keeps that much refill in reserve, so a burst is a little shorter and the steady rate is unchanged.
+   */
+  jitterMs?: number;
 }
 
 const DEFAULT_SWEEP_EVERY_MS = 60_000;
+const DEFAULT_JITTER_MS = 250;
 
 /**
  * Paces every send, busy acknowledgement and typing action to its platform's published limits (token buckets per
@@ -22,12 +29,14 @@ export class PlatformPacer implements SendPacer {
   private readonly rules = new Map<string, PacingRules>();
   private readonly clock: PacerClock;
   private readonly sweepEveryMs: number;
+  private readonly jitterMs: number;
   private sweptAt: number;
 
   constructor(options: PlatformPacerOptions) {
     for (const { platform, pacing } of options.platforms) if (pacing) this.rules.set(platform, pacing);
     this.clock = options.clock ?? realPacerClock;
     this.sweepEveryMs = options.sweepEveryMs ?? DEFAULT_SWEEP_EVERY_MS;
+    this.jitterMs = Math.max(0, options.jitterMs ?? DEFAULT_JITTER_MS);
     this.sweptAt = this.clock.now();
   }
 
@@ -52,7 +61,7 @@ export class PlatformPacer implements SendPacer {
     this.sweepWhenDue();
     let lanes = this.platforms.get(platform);
     if (!lanes) {
-      lanes = new PlatformLanes(this.rules.get(platform) ?? {}, this.clock);
+      lanes = new PlatformLanes(this.rules.get(platform) ?? {}, this.clock, this.jitterMs);
       this.platforms.set(platform, lanes);
     }
     return lanes;

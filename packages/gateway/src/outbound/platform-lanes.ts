@@ -37,8 +37,10 @@ export class PlatformLanes {
   constructor(
     private readonly rules: PacingRules,
     private readonly clock: PacerClock,
+    /** How much later than let go a send may reach the platform; each bucket keeps that much refill in reserve. */
+    private readonly jitterMs: number,
   ) {
-    this.global = rules.global ? new TokenBucket(rules.global, () => clock.now()) : undefined;
+    this.global = rules.global ? this.newBucket(rules.global) : undefined;
   }
 
   acquire(chatId: string, signal: AbortSignal | undefined): Promise<void> {
@@ -194,9 +196,13 @@ export class PlatformLanes {
   private bucketIn(buckets: Map<string, TokenBucket>, chatId: string, limit: RateLimit): TokenBucket {
     let bucket = buckets.get(chatId);
     if (!bucket) {
-      bucket = new TokenBucket(limit, () => this.clock.now());
+      bucket = this.newBucket(limit);
       buckets.set(chatId, bucket);
     }
     return bucket;
+  }
+
+  private newBucket(limit: RateLimit): TokenBucket {
+    return new TokenBucket(limit, () => this.clock.now(), (limit.ratePerSecond * this.jitterMs) / 1000);
   }
 }

@@ -51,4 +51,18 @@ describe("TokenBucket", () => {
     expect(() => new TokenBucket({ ratePerSecond: 1, burst: 0.5 }, clock.now)).toThrow(/burst/);
     expect(() => new TokenBucket({ ratePerSecond: 1, burst: 3 }, clock.now).msUntil(4)).toThrow(/cannot take 4/);
   });
+
+  it("keeps its reserve back: a take needs the reserve on top, so bursts shrink and the steady rate stays", () => {
+    const clock = clocked();
+    const bucket = new TokenBucket({ ratePerSecond: 1, burst: 3 }, clock.now, 0.25);
+    expect([bucket.tryTake(), bucket.tryTake(), bucket.tryTake()]).toEqual([true, true, false]);
+    expect(bucket.msUntil()).toBe(250);
+    clock.advance(250);
+    expect(bucket.tryTake()).toBe(true);
+    expect(bucket.msUntil()).toBe(1000);
+    // A reserve as large as the bucket still lets one token through at a time.
+    const tight = new TokenBucket({ ratePerSecond: 1, burst: 2 }, clock.now, 5);
+    expect([tight.tryTake(), tight.tryTake()]).toEqual([true, false]);
+    expect(() => new TokenBucket({ ratePerSecond: 1, burst: 2 }, clock.now, -1)).toThrow(/reserve/);
+  });
 });

@@ -119,7 +119,7 @@ describe("TypingTracker", () => {
     const adapter = new FakeAdapter({ platform: "telegram", typing: () => undefined });
     const repeat = fakeRepeat();
     const time = new ManualClock();
-    const pacer = new PlatformPacer({ platforms: [{ platform: "telegram", pacing: { perChat: { ratePerSecond: 1, burst: 2 } } }], clock: time });
+    const pacer = new PlatformPacer({ platforms: [{ platform: "telegram", pacing: { perChat: { ratePerSecond: 1, burst: 2 } } }], clock: time, jitterMs: 0 });
     const tracker = new TypingTracker({ adapters: new Map([["telegram", adapter]]), logger: capturingLogger().logger, repeat: repeat.repeat, pacer });
     tracker.begin("k", "telegram", { chatId: "1" });
     await settle();
