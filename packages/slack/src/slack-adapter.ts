@@ -9,6 +9,7 @@ import { SlackEventIntake } from "./event-intake.js";
 import { SlackHttpReceiver } from "./http-receiver.js";
 import { markdownToMrkdwn, plainSlackText } from "./mrkdwn.js";
 import { isAddressedToBot, SLACK_PLATFORM } from "./normalize.js";
+import { SLACK_PACING } from "./pacing.js";
 import type { RefusalReason } from "./request-signature.js";
 import { DEFAULT_RETRY_POLICY, settlesWithin, type RetryPolicy } from "./retry-policy.js";
 import { trustedFileOrigins, webApiUrlFor } from "./slack-api-url.js";
@@ -78,6 +79,7 @@ export class SlackAdapter implements PlatformAdapter {
   readonly textLimit = SLACK_TEXT_LIMIT;
   /** chat.postMessage takes no idempotency key: a resend after an ambiguous failure may show a message twice. */
   readonly deliveryGuarantee = "at-least-once";
+  readonly pacing = SLACK_PACING;
   /** Socket Mode when an app token is configured (also when a signing secret is too), else HTTP events. */
   readonly mode: "http" | "socket";
   private app: App | undefined;

@@ -11,6 +11,7 @@ import { markdownToTelegramHtml } from "./markdown-to-html.js";
 import { TELEGRAM_PLATFORM } from "./normalize-update.js";
 import { chatActionOptions, sendMessageOptions, telegramChatId } from "./outbound-params.js";
 import { failedSend } from "./send-result.js";
+import { TELEGRAM_PACING } from "./pacing.js";
 import { createUpdateHandler, type UpdateHandler } from "./update-intake.js";
 import { UpdatePoller, type UpdateKind } from "./update-poller.js";
 import { createWebhookHandler, webhookRoutePath } from "./webhook-handler.js";
@@ -32,6 +33,7 @@ export class TelegramAdapter implements PlatformAdapter {
   readonly textLimit = 4096;
   /** The Bot API has no idempotency key: a resend after an ambiguous failure (a lost answer) may show a part twice. */
   readonly deliveryGuarantee = "at-least-once";
+  readonly pacing = TELEGRAM_PACING;
   private readonly api: BotApi;
   private readonly logger: Logger;
   private readonly lifetime = new AbortController();
