@@ -174,6 +174,25 @@ describe("delivery claims", () => {
     expect((await store.deliveries.claim(claimFor("third"))).map((row) => row.id)).toEqual([released.id]);
   });
 
+  it("frees the claims others hold on the given platforms only, keeping the caller's own and other platforms'", async () => {
+    const { store } = await fixtures.openNew();
+    const crashed = await store.deliveries.enqueue({ ...notice, chatId: "crashed" });
+    const own = await store.deliveries.enqueue({ ...notice, chatId: "own" });
+    const consoleRow = await store.deliveries.enqueue({ ...notice, platform: "console", chatId: "terminal" });
+    const unclaimed = await store.deliveries.enqueue({ ...notice, chatId: "unclaimed" });
+    await store.deliveries.claim({ ...claimFor("crashed"), limit: 1 });
+    await store.deliveries.claim({ ...claimFor("successor"), limit: 1 });
+    await store.deliveries.claim(claimFor("chat", ["console"]));
+
+    expect(await store.deliveries.releaseClaimsOfOthers("successor", [])).toBe(0);
+    expect(await store.deliveries.releaseClaimsOfOthers("successor", ["telegram"])).toBe(1);
+    expect(await store.deliveries.get(crashed.id)).toMatchObject({ status: "pending", claimOwner: undefined, claimExpiresAt: undefined });
+    expect(await store.deliveries.get(own.id)).toMatchObject({ claimOwner: "successor" });
+    expect(await store.deliveries.get(consoleRow.id)).toMatchObject({ claimOwner: "chat" });
+    expect(await store.deliveries.get(unclaimed.id)).toMatchObject({ claimOwner: undefined });
+    expect((await store.deliveries.claim(claimFor("successor"))).map((row) => row.id)).toEqual([crashed.id, unclaimed.id]);
+  });
+
   it("never hands one row to two stores on the same file", async () => {
     const { store: gateway, file } = await fixtures.openNew();
     const chat = await fixtures.open(file);

@@ -53,6 +53,11 @@ export interface DeliveryRepository {
   defer(id: number, owner: string, until: number): Promise<boolean>;
   /** Ends every claim the owner holds (on shutdown), so another process need not wait for the leases; the count. */
   releaseClaims(owner: string): Promise<number>;
+  /**
+   * Ends every claim on `platforms` held by anyone but `owner`: for the one process that alone sends those platforms
+   * (the active gateway) as it takes over, so a reply its crashed predecessor held is not stuck for the lease. The count.
+   */
+  releaseClaimsOfOthers(owner: string, platforms: readonly string[]): Promise<number>;
   /** The earliest future `nextAttemptAt` of a pending row of `platforms`, for a wake-up timer. */
   nextAttemptAt(platforms: readonly string[]): Promise<number | undefined>;
 }
@@ -168,6 +173,19 @@ export function createDeliveryRepository(ctx: StoreContext): DeliveryRepository 
 
     async releaseClaims(owner) {
       return exec.run(db.updateTable("deliveries").set(NO_CLAIM).where("claim_owner", "=", owner).where("status", "=", "pending")).changes;
+    },
+
+    async releaseClaimsOfOthers(owner, platforms) {
+      if (platforms.length === 0) return 0;
+      return exec.run(
+        db
+          .updateTable("deliveries")
+          .set(NO_CLAIM)
+          .where("claim_owner", "is not", null)
+          .where("claim_owner", "!=", owner)
+          .where("status", "=", "pending")
+          .where("platform", "in", [...platforms]),
+      ).changes;
     },
 
     async nextAttemptAt(platforms) {

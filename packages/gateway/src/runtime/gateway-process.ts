@@ -27,7 +27,7 @@ import { startRetentionTimer } from "./retention-timer.js";
 import { createRunQueue } from "./run-queue.js";
 import { resumeOpenRuns, watchRedisReconnects } from "./redis-reconnects.js";
 import { compressSessionNow } from "./compress-now.js";
-import { createPlatformDuty } from "./platform-duty.js";
+import { claimTakeover, createPlatformDuty } from "./platform-duty.js";
 
 export interface GatewayProcessOptions {
   config: GatewayConfig;
@@ -122,6 +122,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     adapters,
     remakeAdapters: options.election?.remakeAdapters,
     delivery,
+    takeOverClaims: claimTakeover({ deliveries: store.deliveries, owner: delivery.owner, platforms: () => [...adapters.keys()], logger }),
     recover: async () => {
       // Another platform's messages belong to the process that runs it (`npm run chat` beside `npm start` runs the console only).
       const pending = (await store.inbound.unfinished(10_000)).filter((record) => adapters.has(record.platform));

@@ -1,6 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { PlatformAdapter } from "../core/adapter.js";
-import { createPlatformDuty, type PlatformDutyOptions } from "./platform-duty.js";
+import { deliveryFixtures } from "../outbound/delivery-testing.js";
+import { capturingLogger, FakeAdapter } from "../outbound/testing.js";
+import { claimTakeover, createPlatformDuty, type PlatformDutyOptions } from "./platform-duty.js";
+
+const fixtures = deliveryFixtures();
+afterEach(() => fixtures.cleanup());
 
 /** An adapter that, like the real ones, can start only once. */
 function onceOnlyAdapter(platform: string, events: string[], name: string): PlatformAdapter {
@@ -67,5 +72,34 @@ describe("createPlatformDuty", () => {
     await duty.takeUp();
     await duty.putDown();
     await expect(duty.takeUp()).rejects.toThrow("cannot be started a second time");
+  });
+});
+
+describe("claimTakeover", () => {
+  it("sends at once a reply a dead gateway claimed mid-send, once the new one takes up the duty, and leaves console rows alone", async () => {
+    const { store } = await fixtures.open();
+    const caught = await fixtures.add(store, { text: "Caught mid-send." });
+    const consoleRow = await fixtures.add(store, { platform: "console", chatId: "terminal", text: "For the terminal." });
+    await store.deliveries.claim({ owner: "dead-gateway", platforms: ["fake"], limit: 10, leaseMs: 60_000 });
+    await store.deliveries.claim({ owner: "terminal-chat", platforms: ["console"], limit: 10, leaseMs: 60_000 });
+
+    const adapter = new FakeAdapter();
+    const { service } = fixtures.service(store, [adapter]);
+    const { logger, entries } = capturingLogger();
+    const duty = createPlatformDuty({
+      adapters: new Map([["fake", adapter]]),
+      recover: async () => undefined,
+      delivery: service,
+      startAdapters: async () => ({ settled: async () => undefined }),
+      takeOverClaims: claimTakeover({ deliveries: store.deliveries, owner: service.owner, platforms: () => ["fake", "console"], logger }),
+    });
+    await duty.takeUp();
+    await service.flush();
+
+    // The store's clock stands still: without the takeover the dead gateway's claim would hold the row for a minute.
+    expect(adapter.delivered).toEqual(["Caught mid-send."]);
+    expect(await store.deliveries.get(caught.id)).toMatchObject({ status: "sent" });
+    expect(await store.deliveries.get(consoleRow.id)).toMatchObject({ status: "pending", claimOwner: "terminal-chat" });
+    expect(entries.find((entry) => entry.msg === "took over deliveries another gateway had claimed")).toMatchObject({ count: 1, platforms: ["fake"] });
   });
 });

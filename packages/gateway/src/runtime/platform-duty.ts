@@ -1,3 +1,5 @@
+import type { Logger } from "@hermes/agent";
+import type { DeliveryRepository } from "@hermes/store";
 import type { PlatformAdapter } from "../core/adapter.js";
 import type { ActiveDuty } from "./gateway-election.js";
 
@@ -7,6 +9,8 @@ export interface PlatformDutyOptions {
   /** Adapters cannot start again once stopped, so a gateway that stepped down and becomes active again makes new ones. */
   remakeAdapters?: () => Promise<PlatformAdapter[]>;
   recover: () => Promise<void>;
+  /** Before delivery starts: frees the delivery claims a predecessor (a crashed or stepped-down gateway) left behind. */
+  takeOverClaims?: () => Promise<void>;
   delivery: { start(pollMs?: number): void; stop(): Promise<void> };
   startAdapters: (adapters: readonly PlatformAdapter[]) => Promise<{ settled(waitMs: number): Promise<void> }>;
   /** After the adapters and delivery stopped (e.g. ends typing indicators). */
@@ -47,6 +51,7 @@ export function createPlatformDuty(options: PlatformDutyOptions): PlatformDuty {
       }
       takenBefore = true;
       active = true;
+      await options.takeOverClaims?.();
       options.delivery.start(1_000);
       await options.recover();
       started = await options.startAdapters([...options.adapters.values()]);
@@ -58,5 +63,30 @@ export function createPlatformDuty(options: PlatformDutyOptions): PlatformDuty {
       options.afterPutDown?.();
     },
     stopAdapters,
+  };
+}
+
+export interface ClaimTakeoverOptions {
+  deliveries: Pick<DeliveryRepository, "releaseClaimsOfOthers">;
+  /** The delivery service's claim owner. */
+  owner: string;
+  platforms: () => readonly string[];
+  logger: Logger;
+}
+
+/**
+ * Only the active gateway sends its platforms' rows, so as it takes over, any other owner's claim on them is a dead or
+ * stepped-down gateway's: freed at once rather than left for the lease (a minute). Console rows are left alone, since
+ * several terminal chats may share them. A failure only costs the wait.
+ */
+export function claimTakeover(options: ClaimTakeoverOptions): () => Promise<void> {
+  return async () => {
+    const platforms = options.platforms().filter((platform) => platform !== "console");
+    try {
+      const released = await options.deliveries.releaseClaimsOfOthers(options.owner, platforms);
+      if (released > 0) options.logger.info("took over deliveries another gateway had claimed", { count: released, platforms });
+    } catch (error) {
+      options.logger.warn("could not take over other gateways' delivery claims; they are sent when their leases end", { error });
+    }
   };
 }
