@@ -267,7 +267,40 @@ describe("DeliveryService.flush: retryable failures", () => {
     expect(await service.flush()).toEqual({ sent: 1, failed: 0 });
     expect(adapter.sends).toHaveLength(1);
   });
+
+  it("marks a sent delivery whose mark failed at the next flush asked for, even while another chat keeps the flush going, and never sends it again", async () => {
+    const held = gate();
+    const adapter = new FakeAdapter({ respond: async (call) => (call.target.chatId === "slow" ? await held.promise : undefined, { ok: true }) });
+    const { store } = await fixtures.open();
+    let markSentFailures = 1;
+    const flakyStore = {
+      ...store.deliveries,
+      markSent: async (id: number, owner: string) => {
+        if (markSentFailures-- > 0) throw new Error("database is locked");
+        return store.deliveries.markSent(id, owner);
+      },
+    };
+    const { service } = fixtures.service(store, [adapter], { store: flakyStore, leaseMs: 60_000 });
+    await fixtures.add(store, { text: "slow reply", chatId: "slow" });
+    const reply = await fixtures.add(store, { text: "hi" });
+    const flush = service.flush();
+    try {
+      await vi.waitFor(() => expect(adapter.delivered).toEqual(["hi"]));
+      await new Promise((resolve) => setImmediate(resolve));
+      // Long enough for the unmarked row's claim to run out while the flush still waits for the slow chat.
+      fixtures.advance(61_000);
+      void service.flush();
+      await vi.waitFor(async () => expect((await store.deliveries.get(reply.id))?.status).toBe("sent"));
+      void service.flush();
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      held.open();
+    }
+    await flush;
+    expect(adapter.sends.filter((call) => call.target.chatId === "chat-1")).toHaveLength(1);
+  });
 });
+
 
 describe("DeliveryService: concurrency and polling", () => {
   it("never sends a delivery twice when flushes are requested concurrently", async () => {

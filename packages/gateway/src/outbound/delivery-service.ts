@@ -71,6 +71,8 @@ export class DeliveryService {
   private readonly now: () => number;
   /** Parts sent per delivery whose sent mark could not be written, so the next flush does not send them again. */
   private readonly unsettled = new Map<number, { delivery: DeliveryRecordLike; partsSent: number }>();
+  /** Deliveries queued on or running in a lane of this service. */
+  private readonly handling = new Set<number>();
   private running: Promise<FlushSummary> | null = null;
   private newWork = false;
   private polling = false;
@@ -172,14 +174,30 @@ export class DeliveryService {
       if (attempt === "sent") summary.sent += 1;
       if (attempt === "failed") summary.failed += 1;
     };
-    for (const [id, held] of this.unsettled) {
-      this.unsettled.delete(id);
-      this.lanes.run(chatLaneKey(held.delivery), async () => count(await this.deliverTraced(held.delivery, held.partsSent)));
-    }
+    // Sent but unmarked: marked again at the start and whenever a flush is asked for (a poll), not only when this
+    // flush ends, which one slow chat can put off past the row's lease.
+    const send = (delivery: DeliveryRecordLike, partsSent: number): void => {
+      this.handling.add(delivery.id);
+      this.lanes.run(chatLaneKey(delivery), async () => {
+        try {
+          count(await this.deliverTraced(delivery, partsSent));
+        } finally {
+          this.handling.delete(delivery.id);
+        }
+      });
+    };
+    const settleUnsettled = (): void => {
+      for (const [id, held] of this.unsettled) {
+        this.unsettled.delete(id);
+        send(held.delivery, held.partsSent);
+      }
+    };
+    settleUnsettled();
     let claimed = 0;
     for (;;) {
       const asked = this.newWork;
       this.newWork = false;
+      if (asked) settleUnsettled();
       let found = 0;
       // The bound only stops a flush from feeding itself forever: past it, a flush asked for from outside (a poll, a new
       // reply) still claims, or one slow lane would hold every other chat back until it ends.
@@ -187,7 +205,11 @@ export class DeliveryService {
         const rows = await this.claim(claimed < MAX_CLAIMS_PER_FLUSH ? Math.min(this.lanes.free, MAX_CLAIMS_PER_FLUSH - claimed) : this.lanes.free);
         found = rows.length;
         claimed += found;
-        for (const row of rows) this.lanes.run(chatLaneKey(row), async () => count(await this.deliverTraced(row, row.partsSent)));
+        for (const row of rows) {
+          // Our own row whose lease ran out while we still handle it: claiming refreshed the lease, the handler finishes it.
+          if (this.handling.has(row.id) || this.unsettled.has(row.id)) continue;
+          send(row, row.partsSent);
+        }
       }
       if (this.lanes.busy === 0 && found === 0 && !this.newWork) return summary;
       // A flush asked for while this one was claiming: look again now rather than after some lane finishes.
