@@ -86,4 +86,15 @@ describe("SlackHttpReceiver", () => {
     expect((await receiver.handle(request(event("late")))).status).toBe(503);
     expect(seen).toEqual([]);
   });
+
+  it("refuses an event Bolt cannot read with 400 and acknowledges a body without an event, neither reaching Bolt", async () => {
+    const { receiver, seen } = await rig(async () => {});
+    const broken = { ...event("null user"), event: { type: "message", channel: "D1", channel_type: "im", user: null, text: "x", ts: "1.2" } };
+    const refusedEvent = await receiver.handle(request(broken));
+    expect([refusedEvent.status, refusedEvent.body]).toEqual([400, "unreadable event: event.user is neither text nor an object\n"]);
+    expect((await receiver.handle(request({ ...event("null event"), event: null }))).status).toBe(400);
+    expect((await receiver.handle(request({ type: "block_actions", actions: [], user: null }))).status).toBe(200);
+    expect((await receiver.handle(request(event("fine")))).status).toBe(200);
+    expect(seen).toEqual(["fine"]);
+  });
 });

@@ -1,6 +1,7 @@
 import type { App, Receiver, ReceiverEvent } from "@slack/bolt";
 import type { Logger } from "@hermes/agent";
 import type { HttpHandler, HttpRequestInfo } from "@hermes/gateway";
+import { unreadableBody } from "./event-shape.js";
 import { verifySlackRequest, type RefusalReason } from "./request-signature.js";
 import { isRecord } from "./slack-events.js";
 
@@ -64,6 +65,15 @@ export class SlackHttpReceiver implements Receiver {
     if (!body) return { status: 400, body: "unreadable body\n", headers: TEXT_HEADERS };
     if (body.type === "url_verification") {
       return { status: 200, body: JSON.stringify({ challenge: typeof body.challenge === "string" ? body.challenge : "" }), headers: JSON_HEADERS };
+    }
+    const unreadable = unreadableBody(body);
+    if (unreadable === "not an Events API event") {
+      this.options.logger.debug("slack request without an event ignored", { type: typeof body.type === "string" ? body.type : undefined });
+      return ackResponse(undefined);
+    }
+    if (unreadable) {
+      this.options.logger.warn("slack event refused: it cannot be read", { reason: unreadable });
+      return { status: 400, body: `unreadable event: ${unreadable}\n`, headers: TEXT_HEADERS };
     }
     return this.dispatch(app, body, request.headers);
   };

@@ -1,4 +1,5 @@
 import type { App, Receiver, ReceiverEvent } from "@slack/bolt";
+import { unreadableBody } from "./event-shape.js";
 import { isRecord } from "./slack-events.js";
 import { SocketModeConnection, type SocketModeConnectionOptions } from "./socket-mode-connection.js";
 
@@ -36,11 +37,20 @@ export class SlackSocketReceiver implements Receiver {
 
   private async deliver(args: unknown): Promise<void> {
     const app = this.app;
-    if (!app || !isRecord(args) || typeof args.ack !== "function" || !isRecord(args.body)) return;
+    if (!app || !isRecord(args) || typeof args.ack !== "function") return;
     const confirm = args.ack as EnvelopeAck;
+    const body = args.body;
+    const unreadable = isRecord(body) ? unreadableBody(body) : "payload is not an object";
+    if (unreadable || !isRecord(body)) {
+      // Slack would deliver it again and again, and it would never be any better.
+      if (unreadable === "not an Events API event") this.options.logger.debug("slack envelope without an event confirmed and ignored", { envelopeId: args.envelope_id });
+      else this.options.logger.warn("slack event confirmed but ignored: it cannot be read", { reason: unreadable, envelopeId: args.envelope_id });
+      await this.confirmQuietly(confirm, undefined);
+      return;
+    }
     let response: Record<string, unknown> | undefined;
     const event: ReceiverEvent = {
-      body: args.body,
+      body,
       ack: async (answer?: unknown) => {
         if (isRecord(answer)) response = answer;
       },
@@ -53,6 +63,10 @@ export class SlackSocketReceiver implements Receiver {
       this.options.logger.error("slack event failed; not confirmed, so Slack will deliver it again", { error: describe(error), envelopeId: args.envelope_id });
       return;
     }
+    await this.confirmQuietly(confirm, response);
+  }
+
+  private async confirmQuietly(confirm: EnvelopeAck, response: Record<string, unknown> | undefined): Promise<void> {
     try {
       await confirm(response);
     } catch (error) {
