@@ -1,7 +1,8 @@
-import { SocketModeClient } from "@slack/socket-mode";
+import type { SocketModeClient } from "@slack/socket-mode";
 import type { Logger as BoltLogger } from "@slack/bolt";
 import type { Logger } from "@hermes/agent";
 import type { ConnectionStatus } from "./connection-status.js";
+import { GuardedSocketModeClient } from "./guarded-socket-client.js";
 import { retryDelayMs, type RetryPolicy } from "./retry-policy.js";
 import { webApiUrlFor } from "./slack-api-url.js";
 import { isRecord } from "./slack-events.js";
@@ -43,7 +44,7 @@ export class SocketModeConnection {
   });
 
   constructor(private readonly options: SocketModeConnectionOptions) {
-    this.client = new SocketModeClient({
+    this.client = new GuardedSocketModeClient({
       appToken: options.appToken,
       logger: options.boltLogger,
       autoReconnectEnabled: false,
