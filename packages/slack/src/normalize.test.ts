@@ -71,6 +71,13 @@ describe("normalizeSlackEvent", () => {
     expect(normalize({ ...base, user: "UBOT" })).toEqual({ ok: false, reason: "own message" });
   });
 
+  it("ignores a message with nothing in it: no text, only spaces or a bare mention, and no files", () => {
+    const base = { type: "message", channel_type: "im", channel: "D1", user: "U1", ts: "2.2" };
+    expect(normalize({ ...base })).toEqual({ ok: false, reason: "no text or files" });
+    expect(normalize({ ...base, text: "  \n " })).toEqual({ ok: false, reason: "no text or files" });
+    expect(normalize({ type: "app_mention", channel: "C1", user: "U1", text: "<@UBOT>", ts: "2.3" })).toEqual({ ok: false, reason: "no text or files" });
+  });
+
   it("keeps file shares and their files", () => {
     const result = normalize({
       type: "message",

@@ -46,6 +46,8 @@ export function normalizeSlackEvent(event: SlackMessageEvent, context: Normalize
   if (event.user === context.botUserId) return { ok: false, reason: "own message" };
 
   const decoded = decodeSlackText(event.text, { userId: context.botUserId, name: context.botName });
+  // Nothing was asked: an empty or whitespace text (or a bare mention) without files would only start an empty run.
+  if (decoded.text === "" && event.files.length === 0) return { ok: false, reason: "no text or files" };
   const inThread = event.threadTs !== undefined && event.threadTs !== event.ts;
   const message: InboundMessage = {
     platform: SLACK_PLATFORM,
