@@ -53,11 +53,13 @@ export function telegramWebhookUrl(h: GatewayHarness): string {
 export const SLACK_SIGNING_SECRET = "reliability-signing-secret";
 
 export interface SlackStandOptions {
+  /** Events over Socket Mode (SLACK_APP_TOKEN) instead of signed HTTP requests. */
+  socketMode?: boolean;
   ackDeadlineMs?: number;
   nameLookupWaitMs?: number;
 }
 
-export async function startSlackStand(options: SlackStandOptions = {}): Promise<Stand<FakeSlack>> {
+export async function startSlackStand({ socketMode = false, ...tuning }: SlackStandOptions = {}): Promise<Stand<FakeSlack>> {
   const fake = await startFakeSlack();
   fake.addUser({ id: "U_ALICE", name: "alice", displayName: "Alice" });
   const logger = recordingLogger();
@@ -65,16 +67,16 @@ export async function startSlackStand(options: SlackStandOptions = {}): Promise<
   const env = {
     SLACK_BOT_TOKEN: fake.botToken,
     SLACK_API_URL: fake.apiUrl,
-    SLACK_SIGNING_SECRET,
+    ...(socketMode ? { SLACK_APP_TOKEN: fake.appToken } : { SLACK_SIGNING_SECRET }),
     HERMES_HTTP_PORT: "0",
     HERMES_ALLOWED_USERS: "slack:U_ALICE",
     ...UNLIMITED,
   };
   const adapters = (config: GatewayConfig) => {
     if (!config.slack) throw new Error("the test configuration has no Slack settings");
-    return [createSlackAdapter(config.slack, { logger, attachmentsDir, ...options })];
+    return [createSlackAdapter(config.slack, { logger, attachmentsDir, ...tuning })];
   };
-  const h = await startGatewayHarness(env, undefined, { adapters, http: true, logger });
+  const h = await startGatewayHarness(env, undefined, { adapters, http: !socketMode, logger });
   return {
     fake,
     h,
