@@ -59,12 +59,13 @@ const METHODS: Record<string, Method> = {
   },
 };
 
-/** Runs a Bot API method, after any scripted failure or flood wait that applies to it. */
+/** Runs a Bot API method, after any scripted failure, flood wait or rate limit that applies to it. */
 export async function callMethod(state: BotApiState, method: string, params: Params, signal: AbortSignal): Promise<ApiAnswer> {
   const refused = state.tokenRefused ? UNAUTHORIZED : undefined;
-  const answered = refused ?? scriptedFailure(state, method, params) ?? (await runMethod(state, method, params, signal));
+  const answered = refused ?? scriptedFailure(state, method, params) ?? overLimit(state, method, params) ?? (await runMethod(state, method, params, signal));
   // A long poll that was held while the token got refused is refused too.
   const answer = state.tokenRefused ? UNAUTHORIZED : answered;
+  if (answer.ok) state.floodControl?.record(method, params);
   state.calls.push({ method, params, outcome: answer.ok ? "ok" : answer.error_code });
   return answer;
 }
@@ -72,6 +73,11 @@ export async function callMethod(state: BotApiState, method: string, params: Par
 function runMethod(state: BotApiState, method: string, params: Params, signal: AbortSignal): Promise<ApiAnswer> | ApiAnswer {
   const run = METHODS[method];
   return run ? run(state, params, signal) : error(404, "Not Found: method not found");
+}
+
+function overLimit(state: BotApiState, method: string, params: Params): ApiAnswer | undefined {
+  const refusal = state.floodControl?.check(method, params);
+  return refusal ? { ok: false, ...refusal } : undefined;
 }
 
 function scriptedFailure(state: BotApiState, method: string, params: Params): ApiAnswer | undefined {

@@ -1,5 +1,6 @@
 import type { BotCommand, Chat, Message, Update, User } from "grammy/types";
 import { ADA, entitiesFor, photoSizes, privateChat, toUser, type FakeUpload, type FakeUser, type UserMessageOptions } from "./message-builder.js";
+import type { FloodControl } from "./flood-control.js";
 import { UpdateQueue } from "./update-queue.js";
 
 export interface StoredFile {
@@ -59,6 +60,8 @@ export class BotApiState {
   readonly scripted: ScriptedError[] = [];
   /** Per method: the fake clock time until which calls are refused with 429. */
   readonly floods = new Map<string, number>();
+  /** Telegram's send limits, unless the fake was started without them. */
+  floodControl: FloodControl | undefined;
   /** While set, every method call is answered 401 Unauthorized, as for a revoked token. */
   tokenRefused = false;
   commands: BotCommand[] | undefined;

@@ -81,6 +81,60 @@ describe("fake Telegram Bot API", () => {
     expect((await call(fake, "sendMessage", { chat_id: -5, text: "a" })).status).toBe(200);
   });
 
+  it("enforces Telegram's limits per chat: bursts of 3, then one a second, answering 429 with retry_after", async () => {
+    let now = 1_000_000;
+    fake = await startFakeTelegram({ now: () => now, rateLimits: { toleranceMs: 0 } });
+    fake.userWrites({ text: "hi" });
+    const outcomes = [];
+    for (let n = 0; n < 4; n += 1) outcomes.push(await call(fake, n === 1 ? "sendChatAction" : "sendMessage", { chat_id: 7, text: "x", action: "typing" }));
+    expect(outcomes.map((o) => o.status)).toEqual([200, 200, 200, 429]);
+    expect(outcomes[3]?.body).toEqual({ ok: false, error_code: 429, description: "Too Many Requests: retry after 1", parameters: { retry_after: 1 } });
+    // Reading and set-up calls do not count; a refused call counts against nothing.
+    expect((await call(fake, "getMe")).status).toBe(200);
+    now += 999;
+    expect((await call(fake, "sendMessage", { chat_id: 7, text: "x" })).status).toBe(429);
+    now += 1;
+    expect((await call(fake, "sendMessage", { chat_id: 7, text: "x" })).status).toBe(200);
+    expect((await call(fake, "sendMessage", { chat_id: 7, text: "x" })).status).toBe(429);
+    expect(fake.rateLimited).toEqual([
+      { method: "sendMessage", chatId: "7", limit: "chat", retryAfter: 1 },
+      { method: "sendMessage", chatId: "7", limit: "chat", retryAfter: 1 },
+      { method: "sendMessage", chatId: "7", limit: "chat", retryAfter: 1 },
+    ]);
+    expect(fake.sentTo(7)).toHaveLength(3);
+    await fake.close();
+
+    // By default a call may arrive up to a second early (arrival jitter): a fourth at once passes, a fifth does not.
+    fake = await startFakeTelegram({ now: () => now });
+    fake.userWrites({ text: "hi" });
+    const statuses = [];
+    for (let n = 0; n < 5; n += 1) statuses.push((await call(fake, "sendMessage", { chat_id: 7, text: "x" })).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 429]);
+  });
+
+  it("enforces 20 a minute per group and 30 a second for the whole bot, and can be tuned or turned off", async () => {
+    let now = 1_000_000;
+    fake = await startFakeTelegram({ now: () => now, rateLimits: { perChat: { perSecond: 100, burst: 100 }, perGroup: { perSecond: 20 / 60, burst: 20 }, toleranceMs: 0 } });
+    fake.userWrites({ chat: groupChat(-5, "G"), text: "hi" });
+    const group = [];
+    for (let n = 0; n < 21; n += 1) group.push((await call(fake, "sendMessage", { chat_id: -5, text: `${n}` })).status);
+    expect(group.filter((status) => status === 200)).toHaveLength(20);
+    expect(fake.rateLimited).toEqual([{ method: "sendMessage", chatId: "-5", limit: "group", retryAfter: 3 }]);
+    const users = Array.from({ length: 11 }, (_, n) => fake?.userWrites({ from: { id: 100 + n, first_name: `U${n}` }, text: "hi" }).message.chat.id);
+    const overall = [];
+    for (const chatId of users) overall.push((await call(fake, "sendMessage", { chat_id: chatId, text: "x" })).status);
+    expect(overall).toEqual([...Array<number>(10).fill(200), 429]);
+    expect(fake.rateLimited.at(-1)).toMatchObject({ limit: "global", retryAfter: 1 });
+    await fake.close();
+
+    fake = await startFakeTelegram({ now: () => now, rateLimits: false });
+    fake.userWrites({ text: "hi" });
+    const unlimited = [];
+    for (let n = 0; n < 10; n += 1) unlimited.push((await call(fake, "sendMessage", { chat_id: 7, text: "x" })).status);
+    expect(unlimited.every((status) => status === 200)).toBe(true);
+    expect(fake.rateLimited).toEqual([]);
+  });
+
   it("serves registered files through getFile and the file URL", async () => {
     fake = await startFakeTelegram();
     const { fileId } = fake.addFile({ content: Buffer.from("data"), name: "a.txt" });

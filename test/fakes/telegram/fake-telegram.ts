@@ -3,14 +3,20 @@ import type { AddressInfo, Socket } from "node:net";
 import type { BotCommand, Chat, Message, Update, UserFromGetMe } from "grammy/types";
 import { callMethod } from "./bot-api-methods.js";
 import { BotApiState, type ApiError, type ChatAction, type RecordedCall, type SentMessage } from "./bot-api-state.js";
+import { FloodControl, TELEGRAM_PUBLISHED_LIMITS, type RateLimitedCall, type TelegramRateLimits } from "./flood-control.js";
 import { ADA, toUser, type FakeUpload, type FakeUser, type UserMessageOptions } from "./message-builder.js";
 import { parseParams } from "./request-body.js";
 
 export interface FakeTelegramOptions {
   token?: string;
   bot?: { id: number; first_name: string; username: string };
-  /** The fake's clock, for flood waits (default Date.now). */
+  /** The fake's clock, for flood waits and rate limits (default Date.now). */
   now?: () => number;
+  /**
+   * Telegram's send limits, enforced with 429 and retry_after (default: the published ones). `false` turns them off,
+   * for tests that send bursts straight to the API on purpose; a partial object tunes them.
+   */
+  rateLimits?: false | Partial<TelegramRateLimits>;
 }
 
 export interface FakeTelegram {
@@ -23,6 +29,8 @@ export interface FakeTelegram {
   /** Messages the bot sent successfully. */
   readonly sent: readonly SentMessage[];
   readonly actions: readonly ChatAction[];
+  /** Calls refused with 429 for going over the rate limits, in order (scripted flood waits are not among them). */
+  readonly rateLimited: readonly RateLimitedCall[];
   /** Paths of files the bot downloaded. */
   readonly downloads: readonly string[];
   readonly commands: BotCommand[] | undefined;
@@ -79,6 +87,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     supports_join_request_queries: false,
   };
   const state = new BotApiState(bot, options.now ?? Date.now);
+  if (options.rateLimits !== false) state.floodControl = new FloodControl({ ...TELEGRAM_PUBLISHED_LIMITS, ...options.rateLimits }, state.now);
   const sockets = new Set<Socket>();
 
   const server = http.createServer((req, res) => {
@@ -108,6 +117,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     calls: state.calls,
     sent: state.sent,
     actions: state.actions,
+    rateLimited: state.floodControl?.refused ?? [],
     downloads: state.downloads,
     get commands() {
       return state.commands;

@@ -17,6 +17,7 @@ import type { HookPort } from "../core/ports.js";
 import { GatewayHttpServer } from "../http/http-server.js";
 import { listenIssue } from "../http/listen-issue.js";
 import { DeliveryService } from "../outbound/delivery-service.js";
+import { PlatformPacer } from "../outbound/pacer.js";
 import { TypingTracker } from "../outbound/typing-tracker.js";
 import { startAdapters } from "./adapter-start.js";
 import { alwaysActive, type GatewayElection } from "./gateway-election.js";
@@ -86,12 +87,15 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   // Only a served /readyz needs a Redis probe of its own; the terminal chat opens none.
   const election = options.election?.election ?? alwaysActive();
   const health = createGatewayHealth({ platforms: [...adapters.keys()], store, mode, redisUrl: options.http ? config.redisUrl : undefined, relayBacklog: relay && (() => relay.backlogSize()), metrics, logger, secrets: configSecrets(config), isStopping: () => stopping, election: options.election?.election });
-  const typing = new TypingTracker({ adapters, logger });
+  // One pacer for the process: replies, busy acknowledgements and typing share each platform's limits.
+  const pacer = new PlatformPacer({ platforms: options.adapters });
+  const typing = new TypingTracker({ adapters, logger, pacer });
   const delivery = new DeliveryService({
     store: store.deliveries,
     inbound: store.inbound,
     adapters,
     logger,
+    pacer,
     onDelivered: (record, outcome) => {
       metrics.deliveries.inc(1, { outcome });
       const full = record as Partial<DeliveryRecord>;
