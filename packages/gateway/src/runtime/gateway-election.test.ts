@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startRedis, type TestRedis } from "../../../../test/support/redis-server.js";
 import { capturingLogger, type LogEntry } from "../outbound/testing.js";
 import { alwaysActive, leaseElection, type ActiveDuty, type GatewayElection } from "./gateway-election.js";
-import { connectGatewayLease, GATEWAY_LEASE_KEY } from "./gateway-lease.js";
+import { connectGatewayLease, GATEWAY_LEASE_KEY, type RedisGatewayLease } from "./gateway-lease.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -18,6 +18,7 @@ async function redisServer(): Promise<TestRedis> {
 
 interface Contender {
   election: GatewayElection;
+  lease: RedisGatewayLease;
   duties: string[];
   logs: LogEntry[];
 }
@@ -30,14 +31,15 @@ function contender(server: TestRedis, pid: number, ttlMs = 400): Contender {
     takeUp: async () => void duties.push("up"),
     putDown: async () => void duties.push("down"),
   };
-  const election = leaseElection(connectGatewayLease(server.url, logger, { pid, host: "box", ttlMs }), { logger, acquireEveryMs: 50, renewEveryMs: 100 });
+  const lease = connectGatewayLease(server.url, logger, { pid, host: "box", ttlMs });
+  const election = leaseElection(lease, { logger, acquireEveryMs: 50, renewEveryMs: 100 });
   const started = election.start(duty);
   cleanups.push(async () => {
     await started;
     await election.halt();
     await election.release();
   });
-  return { election, duties, logs: entries };
+  return { election, lease, duties, logs: entries };
 }
 
 async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
@@ -88,10 +90,27 @@ describe("leaseElection on a real redis-server", () => {
     await until(() => a.election.role() === "active", "a to become active");
     const b = contender(server, 202);
     await until(() => b.election.activeGateway() !== undefined, "b to see a");
-    await a.election.halt();
+    // Renewals that never reach Redis again, as from a process that is gone.
+    await a.lease.close();
     await until(() => b.election.role() === "active", "b to take over");
     expect(b.duties).toEqual(["up"]);
     expect(b.logs.map((entry) => entry.msg)).toContain("became the active gateway");
+  });
+
+  it("keeps renewing while a halted gateway shuts down, so a standby takes over only once it releases the lease", async () => {
+    const server = await redisServer();
+    const a = contender(server, 101);
+    await until(() => a.election.role() === "active", "a to become active");
+    const b = contender(server, 202);
+    await until(() => b.election.activeGateway() !== undefined, "b to see a");
+    await a.election.halt();
+    // A graceful stop still flushes replies after the halt; a standby taking over meanwhile would send beside it.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(b.election.role()).toBe("standby");
+    expect(b.duties).toEqual([]);
+    await a.election.release();
+    await until(() => b.election.role() === "active", "b to take over");
+    expect(b.duties).toEqual(["up"]);
   });
 
   it("hands over at once on release, and a halted gateway no longer takes the lease", async () => {

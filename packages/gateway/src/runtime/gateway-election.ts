@@ -15,9 +15,12 @@ export interface GatewayElection {
   activeGateway(): GatewayLeaseHolder | undefined;
   /** Starts electing; resolves after the first attempt, and after taking up the duty if that attempt won. */
   start(duty: ActiveDuty): Promise<void>;
-  /** No further change of role; waits for one under way. */
+  /**
+   * No further change of role; waits for one under way. An active gateway keeps renewing its lease until `release`, so
+   * no standby takes over while it is still flushing replies on its way out.
+   */
   halt(): Promise<void>;
-  /** Gives the lease up, once the duty is put down, so a standby takes over at once. */
+  /** Stops renewing and gives the lease up, once the duty is put down, so a standby takes over at once. */
   release(): Promise<void>;
 }
 
@@ -53,6 +56,7 @@ export function leaseElection(lease: GatewayLease, options: LeaseElectionOptions
   let active: GatewayLeaseHolder | undefined;
   let duty: ActiveDuty | undefined;
   let halted = false;
+  let released = false;
   let timer: NodeJS.Timeout | undefined;
   let attempting: Promise<void> = Promise.resolve();
   let changes: Promise<void> = Promise.resolve();
@@ -84,6 +88,7 @@ export function leaseElection(lease: GatewayLease, options: LeaseElectionOptions
 
   const attempt = async (): Promise<void> => {
     if (role === "standby") {
+      if (halted) return;
       const result = await lease.tryAcquire();
       if (result.outcome === "unreachable") return cannotReach(result.error);
       unreachable = false;
@@ -98,8 +103,10 @@ export function leaseElection(lease: GatewayLease, options: LeaseElectionOptions
     if (result.outcome === "unreachable") return cannotReach(result.error);
     if (unreachable) logger.info("renewed the active-gateway lease after Redis came back");
     unreachable = false;
-    if (result.outcome === "renewed" || halted) return;
+    if (result.outcome === "renewed") return;
     role = "standby";
+    // Shutting down already puts the duty down.
+    if (halted) return;
     logger.warn("another gateway took the active-gateway lease; stepping down to standby", { active: result.holder });
     sawActive(result.holder);
     change((d) => d.putDown(), "stepped down: platforms and delivery stopped, standing by");
@@ -110,7 +117,7 @@ export function leaseElection(lease: GatewayLease, options: LeaseElectionOptions
     attempting = attempt()
       .catch((error: unknown) => logger.error("active-gateway election failed", { error }))
       .finally(() => {
-        if (!halted) schedule();
+        if (!released && (!halted || role === "active")) schedule();
       });
   };
   const schedule = (): void => {
@@ -129,11 +136,14 @@ export function leaseElection(lease: GatewayLease, options: LeaseElectionOptions
     },
     async halt() {
       halted = true;
-      clearTimeout(timer);
+      if (role === "standby") clearTimeout(timer);
       await attempting;
       await changes;
     },
     async release() {
+      released = true;
+      clearTimeout(timer);
+      await attempting;
       if (role === "active") await lease.release();
       role = "standby";
       await lease.close();
