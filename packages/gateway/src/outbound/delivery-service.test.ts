@@ -268,6 +268,26 @@ describe("DeliveryService.flush: retryable failures", () => {
     expect(adapter.sends).toHaveLength(1);
   });
 
+  it("marks a sent delivery whose mark failed before it stops, so no later process sends it again", async () => {
+    const adapter = new FakeAdapter();
+    const { store } = await fixtures.open();
+    let markSentFailures = 1;
+    const flakyStore = {
+      ...store.deliveries,
+      markSent: async (id: number, owner: string) => {
+        if (markSentFailures-- > 0) throw new Error("database is locked");
+        return store.deliveries.markSent(id, owner);
+      },
+    };
+    const { service, outcomes } = fixtures.service(store, [adapter], { store: flakyStore });
+    const reply = await fixtures.add(store, { text: "hi" });
+    expect(await service.flush()).toEqual({ sent: 0, failed: 0 });
+    await service.stop();
+    expect(await store.deliveries.get(reply.id)).toMatchObject({ status: "sent" });
+    expect(outcomes).toEqual([[reply.id, "sent"]]);
+    expect(adapter.sends).toHaveLength(1);
+  });
+
   it("marks a sent delivery whose mark failed at the next flush asked for, even while another chat keeps the flush going, and never sends it again", async () => {
     const held = gate();
     const adapter = new FakeAdapter({ respond: async (call) => (call.target.chatId === "slow" ? await held.promise : undefined, { ok: true }) });

@@ -151,7 +151,10 @@ export class DeliveryService {
     tick();
   }
 
-  /** Stops polling, waits for the flush in progress (pacer waits are cut short) and gives up this process's claims. */
+  /**
+   * Stops polling, waits for the flush in progress (pacer waits are cut short), marks what was sent but not yet marked,
+   * and gives up this process's claims.
+   */
   async stop(): Promise<void> {
     this.polling = false;
     this.cancelPoll?.();
@@ -159,6 +162,8 @@ export class DeliveryService {
     this.stopping.abort(new Error("the delivery service is stopping"));
     await this.running?.catch(() => undefined);
     await this.lanes.idle();
+    // Sent but unmarked: marking them sends nothing, and a row left pending would be sent again by the next process.
+    if (this.unsettled.size > 0) await this.flush().catch(() => undefined);
     try {
       await this.options.store.releaseClaims(this.owner);
     } catch (error) {
