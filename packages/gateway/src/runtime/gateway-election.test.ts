@@ -24,11 +24,14 @@ interface Contender {
 }
 
 /** A gateway's election with short intervals, recording when it takes up and puts down its duty. */
-function contender(server: TestRedis, pid: number, ttlMs = 400): Contender {
+function contender(server: TestRedis, pid: number, ttlMs = 400, takeUp: () => Promise<void> = async () => undefined): Contender {
   const { logger, entries } = capturingLogger();
   const duties: string[] = [];
   const duty: ActiveDuty = {
-    takeUp: async () => void duties.push("up"),
+    takeUp: async () => {
+      duties.push("up");
+      await takeUp();
+    },
     putDown: async () => void duties.push("down"),
   };
   const lease = connectGatewayLease(server.url, logger, { pid, host: "box", ttlMs });
@@ -123,6 +126,20 @@ describe("leaseElection on a real redis-server", () => {
     await a.election.release();
     await until(() => b.election.role() === "active", "b to take over");
     expect(b.duties).toEqual(["up"]);
+  });
+
+  it("gives the lease up when it cannot take up the duty, so a standby that can becomes active", async () => {
+    const server = await redisServer();
+    const a = contender(server, 101, 60_000, async () => {
+      throw new Error("the adapters could not be made");
+    });
+    await until(() => a.duties.includes("down"), "a to put down what it took up");
+    const b = contender(server, 202, 60_000);
+    await until(() => b.election.role() === "active", "b to become active");
+    expect(b.duties).toEqual(["up"]);
+    expect(a.election.role()).toBe("standby");
+    expect(a.logs).toContainEqual(expect.objectContaining({ level: "error", msg: "changing the gateway's role failed" }));
+    expect(a.logs.map((entry) => entry.msg)).not.toContain("became the active gateway");
   });
 
   it("stays active through a Redis outage, logging it once", async () => {

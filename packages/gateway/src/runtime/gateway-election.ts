@@ -74,6 +74,19 @@ export function leaseElection(lease: GatewayLease, options: LeaseElectionOptions
     });
   };
 
+  // Holding the lease without the platform connections would keep every standby out for as long as this one lives.
+  const takeUpOrGiveUp = async (d: ActiveDuty): Promise<void> => {
+    try {
+      await d.takeUp();
+    } catch (error) {
+      role = "standby";
+      await d.putDown().catch((putDownError: unknown) => logger.error("could not put down a duty half taken up", { error: putDownError }));
+      await lease.release();
+      logger.warn("gave the active-gateway lease up: the duty could not be taken up");
+      throw error;
+    }
+  };
+
   const sawActive = (holder: GatewayLeaseHolder | undefined): void => {
     const changed = JSON.stringify(holder) !== JSON.stringify(active);
     active = holder;
@@ -96,7 +109,7 @@ export function leaseElection(lease: GatewayLease, options: LeaseElectionOptions
       if (halted) return lease.release();
       role = "active";
       active = undefined;
-      change((d) => d.takeUp(), "became the active gateway");
+      change(takeUpOrGiveUp, "became the active gateway");
       return;
     }
     const result = await lease.renew();
