@@ -141,4 +141,32 @@ describe("a Redis outage at intake (gateway + BullMQ worker)", () => {
     worker.kill("SIGTERM");
     expect((await worker.exited).code).toBe(0);
   }, 120_000);
+  it("a gateway restarted during the outage recovers the message it had kept and answers it once Redis answers", async () => {
+    const worker = start("worker");
+    await worker.waitFor("worker started");
+    const first = start("gateway");
+    await first.waitFor('"msg":"gateway started"');
+    const port = redis.port;
+    await redis.stop();
+    answerByPlatform();
+    const { update } = telegram.userWrites({ from: ADA, text: "Hello, sent from Telegram" });
+    await telegram.waitForConfirmation(update);
+    const firstBase = httpUrl(first);
+    await waitUntil(async () => (await readiness(firstBase)).body.relayBacklog === 1, "the message kept for the run queue");
+    first.kill("SIGTERM");
+    expect((await first.exited).code).toBe(0);
+
+    // Redis is still down when the next gateway starts: it cannot take the active-gateway lease yet, so it waits as
+    // a standby; the message stays saved as queued meanwhile.
+    const second = start("gateway");
+    await second.waitFor('"msg":"gateway started"');
+    const secondBase = httpUrl(second);
+    expect(telegram.sentTo(ADA.id)).toEqual([]);
+
+    redis = await startRedisOnPort(port);
+    await waitUntil(() => telegram.sentTo(ADA.id).length >= 1, "the answer");
+    expect(telegram.sentTo(ADA.id).map((sent) => sent.text)).toEqual(["Telegram answer."]);
+    await waitUntil(async () => (await readiness(secondBase)).body.relayBacklog === 0, "the backlog to drain");
+    expect(llm.requests).toHaveLength(1);
+  }, 120_000);
 });

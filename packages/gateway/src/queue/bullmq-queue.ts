@@ -67,7 +67,11 @@ export class BullMqQueue implements AgentRunQueue {
     this.enqueueTimeoutMs = options.enqueueTimeoutMs ?? 2_000;
     this.connection = openRedis(this.redisUrl, { name: "hermes-run-producer", failFast: true }, this.logger);
     this.queue = new Queue<StoredRun, AgentRunJob, "run">(this.queueName, { connection: this.connection });
-    this.queue.on("error", (error: Error) => this.logger.error("run queue error", { error }));
+    this.queue.on("error", (error: Error) => {
+      // An outage is already logged by the connection, once; this is the same failure seen by BullMQ.
+      if (this.connection.status !== "ready") return this.logger.debug("run queue error", { error });
+      this.logger.error("run queue error", { error });
+    });
     this.ensureListening().catch((error: unknown) => this.logger.warn("run queue not listening yet", { error }));
   }
 

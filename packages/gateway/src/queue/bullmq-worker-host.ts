@@ -84,15 +84,19 @@ export class BullMqWorkerHost {
         lockDuration: options.lockDurationMs ?? 10_000,
         stalledInterval: options.stalledIntervalMs ?? 5_000,
         maxStalledCount: options.maxStalledCount ?? 3,
+        // After a Redis outage the worker takes jobs again within about 2 s, not BullMQ's default 15 s.
+        runRetryDelay: 2_000,
         autorun: false,
       },
     );
-    this.worker.on("error", (error: Error) => this.logger.error("run worker error", { error }));
+    // During an outage the connection has logged it once already; these are the same failure seen by BullMQ.
+    const outage = (): boolean => this.connection.status !== "ready";
+    this.worker.on("error", (error: Error) => (outage() ? this.logger.debug("run worker error", { error }) : this.logger.error("run worker error", { error })));
     this.worker.on("failed", (job: Job | undefined, error: Error) => {
       this.logger.warn("agent run attempt failed", { jobId: job?.id, attemptsMade: job?.attemptsMade, error });
     });
     this.promoter = new Queue(options.queueName ?? DEFAULT_RUN_QUEUE_NAME, { connection: this.connection });
-    this.promoter.on("error", (error: Error) => this.logger.error("run queue error", { error }));
+    this.promoter.on("error", (error: Error) => (outage() ? this.logger.debug("run queue error", { error }) : this.logger.error("run queue error", { error })));
     this.waiters = new RedisSessionWaiters(this.connection, { promote: (jobIds) => promoteDelayed(this.promoter, jobIds) });
     this.stops = new StopListener(options.redisUrl, (sessionKey) => this.stopSession(sessionKey), this.logger);
     this.started = this.start();

@@ -20,7 +20,17 @@ export function openRedis(url: string, options: OpenRedisOptions, logger: Logger
     : options.failFast
       ? new Redis(url, { connectionName: options.name, enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: (attempt) => Math.min(attempt * 200, 2_000) })
       : new Redis(url, { connectionName: options.name });
-  redis.on("error", (error: unknown) => logger.warn("redis connection error", { connection: options.name, error }));
+  // Once per outage, not once per reconnect attempt (every 2 s while Redis is away).
+  let down = false;
+  redis.on("error", (error: unknown) => {
+    if (down) return logger.debug("redis connection error", { connection: options.name, error });
+    down = true;
+    logger.warn("redis connection error", { connection: options.name, error });
+  });
+  redis.on("ready", () => {
+    if (down) logger.info("redis connection back", { connection: options.name });
+    down = false;
+  });
   return redis;
 }
 
