@@ -176,8 +176,8 @@ describe("hot standby with REDIS_URL", () => {
     expect(proxyA.polls()).toBeGreaterThan(0);
     expect(proxyB.polls()).toBe(0);
 
-    // The kill comes when A has recorded the first reply as sent: a reply caught mid-send stays claimed by the dead
-    // process for the claim's lease and is then sent again (at least once, as the README says for Telegram).
+    // The kill comes when A has recorded the first reply as sent: a reply caught mid-send would be freed from the dead
+    // process's claim at the takeover and sent again (at least once, as the README says for Telegram).
     const activeUrl = httpUrl(a);
     await waitUntil(async () => ((await (await fetch(`${activeUrl}/healthz`)).json()) as { pendingDeliveries: number }).pendingDeliveries === 0, "the first reply to be recorded as sent");
     a.kill("SIGKILL");
