@@ -38,6 +38,19 @@ interface Failure {
   userReason?: string;
 }
 
+const FIRST_RETRY_MS = 10_000;
+const MAX_RETRY_MS = 10 * 60_000;
+
+/**
+ * The pause before a failed delivery's next attempt: 10 s, 30 s, 90 s, 4.5 min, … (±25%, at most 10 min). Each attempt
+ * already retried in place for seconds, so the attempts between them span minutes: a platform or network outage of a
+ * minute or two must not use them all up and lose every reply written meanwhile.
+ */
+export function deliveryRetryDelayMs(failedBefore: number, random: () => number): number {
+  const pause = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 3 ** Math.max(0, failedBefore));
+  return Math.round(Math.min(MAX_RETRY_MS, pause * (0.75 + 0.5 * random())));
+}
+
 /** The key a part keeps on every attempt and after a restart, so a platform that deduplicates shows it once. */
 export function partIdempotencyKey(deliveryId: number, part: number): string {
   return `d${deliveryId}p${part}`;

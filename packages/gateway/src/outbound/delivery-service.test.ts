@@ -239,6 +239,23 @@ describe("DeliveryService.flush: retryable failures", () => {
     });
   });
 
+  it("spaces a failing delivery's attempts out over minutes, so a short outage of the platform loses no reply", async () => {
+    const adapter = new FakeAdapter({ respond: () => CONNECTION_LOST });
+    const { add, get, service, outcomes } = await setup([adapter], { maxAttempts: 1 });
+    const delivery = await add({ text: "hi" });
+    const pauses: number[] = [];
+    for (let attempt = 1; attempt < 5; attempt++) {
+      expect(await service.flush()).toEqual({ sent: 0, failed: 0 });
+      const row = await get(delivery.id);
+      expect(row).toMatchObject({ status: "pending", attempts: attempt });
+      pauses.push((row?.nextAttemptAt ?? 0) - fixtures.now());
+      fixtures.advance(pauses.at(-1) ?? 0);
+    }
+    expect(pauses).toEqual([10_000, 30_000, 90_000, 270_000]);
+    expect(await service.flush()).toEqual({ sent: 0, failed: 1 });
+    expect(outcomes).toEqual([[delivery.id, "failed"]]);
+  });
+
   it("holds back later messages to a chat while an earlier one is pending, but not other chats'", async () => {
     const adapter = new FakeAdapter({ respond: (call) => (call.target.chatId === "a" ? CONNECTION_LOST : { ok: true }) });
     const { add, service } = await setup([adapter], { maxAttempts: 1 });

@@ -6,10 +6,9 @@ import { GATEWAY_SPAN_NAMES, gatewayTracer, markSpanFailed } from "../tracing/ga
 import { contextFromCarrier, storedTraceCarrier } from "../tracing/trace-carrier.js";
 import type { PlatformAdapter } from "../core/adapter.js";
 import { ChatLanes, chatLaneKey } from "./chat-lanes.js";
-import { sendDelivery, type DeliveryAttempt, type DeliveryRules } from "./deliver-row.js";
+import { deliveryRetryDelayMs, sendDelivery, type DeliveryAttempt, type DeliveryRules } from "./deliver-row.js";
 import type { DeliveryOutcome, DeliveryRecordLike, DeliveryStoreLike, FlushSummary, InboundTraceStoreLike } from "./delivery-types.js";
 import { UNPACED, type SendPacer } from "./pacer-types.js";
-import { retryDelayMs } from "./send-chunk.js";
 
 export interface DeliveryServiceOptions {
   store: DeliveryStoreLike;
@@ -97,7 +96,7 @@ export class DeliveryService {
       maxDeliveryAgeMs: Math.max(0, options.maxDeliveryAgeMs ?? DEFAULT_MAX_AGE_MS),
       leaseMs: Math.max(1, options.leaseMs ?? DEFAULT_LEASE_MS),
       now: this.now,
-      retryAt: (attempts) => this.now() + retryDelayMs(attempts, undefined, options.random ?? Math.random),
+      retryAt: (attempts) => this.now() + deliveryRetryDelayMs(attempts, options.random ?? Math.random),
       signal: this.stopping.signal,
     };
   }
