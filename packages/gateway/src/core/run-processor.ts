@@ -53,7 +53,8 @@ const CRASH_REPLY = "Sorry, something went wrong while I was working on that. Th
 /**
  * The worker side of a run. A job names one inbound message, but whoever holds a session's lock answers every queued
  * message of that session in order, so at most one run per session happens at a time across all workers. A job
- * whose session is busy elsewhere asks to be retried; it finishes once its message has been answered.
+ * whose session is busy elsewhere answers "retry_later": its queue parks it until the lock's holder releases the session
+ * (the lock the processor is given wakes the parked runs on release); it finishes once its message has been answered.
  */
 export function createRunProcessor(options: RunProcessorOptions) {
   // Short enough that a run whose worker died is taken over well within 30 s (DESIGN: crash safety).

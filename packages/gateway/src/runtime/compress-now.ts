@@ -3,7 +3,11 @@ import type { Store } from "@hermes/store";
 import type { AgentPool } from "../agent/create-agent.js";
 import type { HookPort } from "../core/ports.js";
 
-/** `/compress`: summarises the conversation now and continues it in a child session (the original stays searchable). */
+/**
+ * `/compress`: summarises the conversation now and continues it in a child session (the original stays searchable).
+ * Called under the session lock (the command takes it), so the history read here is the latest and no run appends to
+ * it while the summary is written.
+ */
 export async function compressSessionNow(store: Store, pool: AgentPool, sessionKey: string, hooks: HookPort): Promise<string> {
   const session = await store.sessions.active(sessionKey);
   if (!session) return "There is nothing to compress yet.";
