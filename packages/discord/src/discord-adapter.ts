@@ -17,6 +17,7 @@ import { downloadAttachments } from "./download-attachments.js";
 import { GatewayConnection } from "./gateway-connection.js";
 import { DISCORD_PLATFORM, normalizeMessage } from "./normalize.js";
 import { outboundMessageBody } from "./outbound-body.js";
+import { guardPacketHandling } from "./packet-guard.js";
 import { receiveWithRetry } from "./receive-with-retry.js";
 import { DEFAULT_RECONNECT_BACKOFF, type ReconnectBackoff } from "./reconnect-backoff.js";
 import { RecentIds } from "./recent-ids.js";
@@ -146,9 +147,12 @@ class DiscordAdapter implements PlatformAdapter {
   private createClient(context: AdapterContext): Client {
     const client = new Client({ rest: { api: this.restBase }, intents: DISCORD_INTENTS, partials: [Partials.Channel] });
     logClientWarnings(client, this.logger);
+    guardPacketHandling(client, this.logger);
     client.on(Events.MessageCreate, (message) => {
       if (!this.accepting) return;
-      void this.lanes.run(message.channelId, () => this.handle(message, context, client));
+      this.lanes.run(message.channelId, () => this.handle(message, context, client)).catch((error: unknown) => {
+        this.logger.error("could not handle a Discord message", { messageId: message.id, channelId: message.channelId, error: describeError(error) });
+      });
     });
     return client;
   }
@@ -156,7 +160,8 @@ class DiscordAdapter implements PlatformAdapter {
   private async handle(message: Message, context: AdapterContext, client: Client): Promise<void> {
     const botUserId = client.user?.id;
     // Cheap checks first: the bot's own echoes and other bots are most of the traffic in busy guilds.
-    if (!botUserId || message.author.bot || message.author.id === botUserId) return;
+    // discord.js leaves the author out when the event had none; such a message is nobody's.
+    if (!botUserId || !message.author || message.author.bot || message.author.id === botUserId) return;
     const where = { messageId: message.id, channelId: message.channelId };
     let prepared: Prepared | undefined;
     try {
