@@ -116,6 +116,9 @@ describe("normalizeMessage", () => {
     expect(normalizeMessage(view({ author: { id: BOT, name: "hermes", isBot: false } }), context)).toMatchObject({ kind: "skip" });
     expect(normalizeMessage(view({ isChat: false }), context)).toMatchObject({ kind: "skip", reason: "system message" });
     expect(normalizeMessage(view({ channelKind: "unsupported" }), context)).toMatchObject({ kind: "skip" });
+    // An event without an id (hostile or broken) could never be saved; retrying to save it would only block the channel.
+    expect(normalizeMessage(view({ id: "" }), context)).toEqual({ kind: "skip", reason: "no message id" });
+    expect(normalizeMessage(view({ id: undefined as unknown as string }), context)).toEqual({ kind: "skip", reason: "no message id" });
     const empty = normalizeMessage(view({ content: `<@${BOT}>`, mentionedUserIds: [BOT] }), context);
     expect(empty).toMatchObject({ kind: "skip" });
     expect(empty.kind === "skip" && empty.reason).toContain("Message Content intent");

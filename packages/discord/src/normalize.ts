@@ -23,6 +23,8 @@ export function normalizeMessage(view: DiscordMessageView, context: NormalizeCon
   // Bots answering bots (or the bot answering its own echo) loop forever; webhooks and system users count as bots.
   if (view.author.isBot || view.author.id === context.botUserId) return { kind: "skip", reason: "message from a bot" };
   if (!view.isChat) return { kind: "skip", reason: "system message" };
+  // Without an id it could be neither deduplicated nor saved, and every attempt to save it would fail.
+  if (typeof view.id !== "string" || view.id === "") return { kind: "skip", reason: "no message id" };
   if (view.channelKind === "unsupported") return { kind: "skip", reason: "unsupported channel type" };
 
   const stripped = stripLeadingBotMentions(view.content, context.botUserId, view.botRoleIds);

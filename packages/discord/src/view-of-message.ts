@@ -28,7 +28,8 @@ export async function viewOfMessage(message: Message, now: () => number): Promis
       name: message.member?.displayName ?? message.author.displayName,
       isBot: message.author.bot || message.webhookId !== null || message.system,
     },
-    content: message.content,
+    // discord.js keeps a null or missing content as it came.
+    content: message.content ?? "",
     createdAt: Number.isFinite(message.createdTimestamp) ? message.createdTimestamp : now(),
     mentionedUserIds: [...message.mentions.users.keys()],
     mentionedRoleIds,
