@@ -4,11 +4,11 @@ import { faultyProvider, PROVIDER_FAULTS } from "../support/provider-faults.js";
 import { seededRandom } from "../support/seeded-random.js";
 
 const SEED = 1313;
-const USERS = 8;
+const USERS = 10;
 // Every call for these users' first messages fails, so the readable-error path is surely taken (each costs the
 // agent's whole retry schedule, so they are few and in different sessions).
-const UNLUCKY = ["q6x0", "q7x0"];
-const MESSAGES_PER_USER = 5;
+const UNLUCKY = ["q8x0", "q9x0"];
+const MESSAGES_PER_USER = 4;
 const BUSY_ACK = /^Got it\. I'm still answering/;
 // What a person may be told instead of an answer: the agent's classified provider errors or the gateway's crash reply.
 const READABLE_ERROR = /^(The AI provider|I couldn't reach the AI provider|Sorry, something went wrong)/;
@@ -32,7 +32,7 @@ const sessionKeyOf = (user: number): string => `agent:main:telegram:dm:chat${use
 
 describe("provider fault storm (30% of model calls fail)", () => {
   it("gives every message exactly one reply, its own answer or a readable error, without a crash or unhandled rejection", async () => {
-    const h = await startGatewayHarness({ HERMES_ALLOWED_USERS: "*", HERMES_TOOLS: "think" });
+    const h = await startGatewayHarness({ HERMES_ALLOWED_USERS: "*", HERMES_TOOLS: "think", HERMES_WORKERS: String(USERS) });
     harness = h;
     const provider = faultyProvider(
       seededRandom(SEED),

@@ -9,7 +9,7 @@ import { lastUserText } from "../support/provider-faults.js";
 import { startRedis, type TestRedis } from "../support/redis-server.js";
 import { KILL_POINTS, KillSchedule, type KillPoint } from "../support/kill-schedule.js";
 import { pick, seededRandom, shuffled } from "../support/seeded-random.js";
-import { startAgentWorker, type WorkerProcess } from "../support/worker-processes.js";
+import { loadAgentWorker, startAgentWorker, type StandbyWorker, type WorkerProcess } from "../support/worker-processes.js";
 
 const SEED = 20_251_202;
 const USERS = 10;
@@ -22,12 +22,16 @@ let harness: GatewayHarness | undefined;
 let killSwitch: KillSwitch | undefined;
 let home: string | undefined;
 const workers = new Map<string, WorkerProcess>();
+// Each worker's next life, loaded ahead so that a restart after a kill is a matter of milliseconds.
+const spares = new Map<string, Promise<StandbyWorker>>();
 const restarts: Promise<unknown>[] = [];
 
 afterEach(async () => {
   await Promise.allSettled(restarts.splice(0));
   for (const worker of workers.values()) await worker.kill("SIGKILL");
+  for (const spare of spares.values()) await spare.then((standby) => standby.worker.kill("SIGKILL"), () => undefined);
   workers.clear();
+  spares.clear();
   await harness?.close();
   await killSwitch?.close();
   await redis?.stop();
@@ -75,7 +79,9 @@ describe("SIGKILLed BullMQ workers (two workers, one killed and restarted at see
       kills.push({ point, token, worker: name });
       restarting += 1;
       await victim.kill("SIGKILL");
-      const next = startAgentWorker(envFor(name), state).then((started) => void workers.set(name, started));
+      const spare = spares.get(name) ?? loadAgentWorker(envFor(name), state);
+      spares.set(name, loadAgentWorker(envFor(name), state));
+      const next = spare.then((standby) => standby.activate()).then((started) => void workers.set(name, started));
       restarts.push(next);
       await next.finally(() => (restarting -= 1));
     };
@@ -114,6 +120,7 @@ describe("SIGKILLed BullMQ workers (two workers, one killed and restarted at see
     const [a, b] = await Promise.all([startAgentWorker(envFor("A"), state), startAgentWorker(envFor("B"), state)]);
     workers.set("A", a);
     workers.set("B", b);
+    for (const name of workers.keys()) spares.set(name, loadAgentWorker(envFor(name), state));
     const answers = (): string[] => h.adapter.texts().filter((text) => text.startsWith("answer:"));
     const context = (): string =>
       `kills ${JSON.stringify(kills)}\nworker logs:\n${[...workers.values()].map((w) => w.output().slice(-3_000)).join("\n---\n")}`;

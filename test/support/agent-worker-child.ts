@@ -2,7 +2,8 @@
  * `npm run worker` for crash tests, run from the TypeScript sources in a child process: the real run processor,
  * agent pool, hooks and store on BullMQ, but with short job locks, stall checks and session leases so that a run
  * whose worker was SIGKILLed is taken over in a few seconds instead of the production 15–30.
- * Environment: the usual HERMES_* settings and REDIS_URL, plus WORKER_LOCK_MS (default 3000). Prints "ready" on stdout.
+ * Environment: the usual HERMES_* settings and REDIS_URL, plus WORKER_LOCK_MS (default 3000) and WORKER_STANDBY=1 (load
+ * everything, print "loaded", and take jobs only after "go" on stdin). Prints "ready" on stdout once it takes jobs.
  */
 import path from "node:path";
 import { createJsonLogger } from "@hermes/agent";
@@ -43,14 +44,21 @@ const built = await createAgentPool(config, { logger, store });
 const pool = built.ok ? built.pool : fail(built.issue.message);
 const lockConnection = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
 lockConnection.on("error", (error: Error) => logger.warn("redis connection error (session locks)", { error: error.message }));
+// Loaded but idle until told to go: a crash test's replacement worker is ready the moment the old one dies.
+process.stdout.write("loaded\n");
+await new Promise<void>((resolve) => {
+  if (process.env.WORKER_STANDBY !== "1") return resolve();
+  process.stdin.setEncoding("utf8").on("data", (chunk: string) => void (chunk.includes("go") && resolve()));
+});
 
-// Spread, so these settings also fit a host that names its re-try pause differently (it is being reworked).
-const timing = { lockDurationMs: lockMs, stalledIntervalMs: Math.max(500, Math.floor(lockMs / 3)), retryLaterDelayMs: 200, parkedSafetyDelayMs: lockMs };
 const host = new BullMqWorkerHost({
   redisUrl,
   concurrency: config.workers,
   logger,
-  ...timing,
+  lockDurationMs: lockMs,
+  stalledIntervalMs: Math.max(500, Math.floor(lockMs / 3)),
+  // A parked run whose session holder died waits out the holder's lease, not the production 30 s.
+  parkedSafetyDelayMs: lockMs,
   processor: createRunProcessor({
     store,
     lock: new RedisSessionLock(lockConnection),

@@ -16,22 +16,33 @@ export interface WorkerProcess {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
+export interface StandbyWorker {
+  /** The loaded process; kill it if it is never activated. */
+  readonly worker: WorkerProcess;
+  /** Lets it take jobs; resolves once it does. */
+  activate(): Promise<WorkerProcess>;
+}
+
 /**
  * Starts test/support/agent-worker-child.ts with exactly `env` (plus PATH) and resolves once it takes jobs. It runs
  * in `cwd` (outside the repository, e.g. the state folder), so tsx finds no tsconfig paths and @hermes/* resolve to
- * the compiled dist/ like `npm run worker`: only the child itself is compiled on start, which keeps restarts quick.
+ * the compiled dist/ like `npm run worker`: only the child itself is compiled on start.
  */
 export async function startAgentWorker(env: Record<string, string>, cwd: string, startTimeoutMs = 60_000): Promise<WorkerProcess> {
+  return (await loadAgentWorker(env, cwd, startTimeoutMs)).activate();
+}
+
+/** Starts a worker that loads everything (modules, agents, store) but takes no job until activated. */
+export async function loadAgentWorker(env: Record<string, string>, cwd: string, startTimeoutMs = 60_000): Promise<StandbyWorker> {
   const child = spawn(process.execPath, ["--import", TSX_LOADER, AGENT_WORKER_CHILD], {
     cwd,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env, WORKER_STANDBY: "1" },
+    stdio: ["pipe", "pipe", "pipe"],
   });
   let output = "";
-  const keep = (chunk: Buffer): void => {
-    output = (output + chunk.toString("utf8")).slice(-20_000);
-  };
-  child.stderr?.on("data", keep);
+  let stdout = "";
+  child.stderr?.on("data", (chunk: Buffer) => void (output = (output + chunk.toString("utf8")).slice(-20_000)));
+  child.stdout?.on("data", (chunk: Buffer) => void (stdout += chunk.toString("utf8")));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   // A test that fails before cleaning up must not leave workers behind.
   const killOnExit = (): void => void child.kill("SIGKILL");
@@ -49,20 +60,30 @@ export async function startAgentWorker(env: Record<string, string>, cwd: string,
       await exited;
     },
   };
-  await new Promise<void>((resolve, reject) => {
-    let stdout = "";
-    const timer = setTimeout(() => reject(new Error(`worker not ready within ${startTimeoutMs} ms:\n${output}`)), startTimeoutMs);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-      if (stdout.includes("ready\n")) {
+  /** Resolves once stdout has shown `line`. */
+  const printed = (line: string): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`worker did not print "${line}" within ${startTimeoutMs} ms:\n${output}`)), startTimeoutMs);
+      const check = (): void => {
+        if (!stdout.includes(`${line}\n`)) return;
         clearTimeout(timer);
+        child.stdout?.off("data", check);
         resolve();
-      }
+      };
+      child.stdout?.on("data", check);
+      check();
+      void exited.then(() => {
+        clearTimeout(timer);
+        reject(new Error(`worker exited before it printed "${line}":\n${output}`));
+      });
     });
-    void exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited before it was ready:\n${output}`));
-    });
-  });
-  return worker;
+  await printed("loaded");
+  return {
+    worker,
+    activate: async () => {
+      child.stdin?.write("go\n");
+      await printed("ready");
+      return worker;
+    },
+  };
 }
