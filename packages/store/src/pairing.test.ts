@@ -36,7 +36,8 @@ describe("pairing requests", () => {
     const first = await store.pairing.createRequest(request("u1", 1_000, { expiresAt: 2_000 }));
     await store.pairing.createRequest(request("u2", 1_000, { expiresAt: 3_000 }));
     const kept = await store.pairing.createRequest(request("u3", 1_000, { expiresAt: 9_000 }));
-    await store.pairing.deleteRequest(first.id);
+    expect(await store.pairing.deleteRequest(first.id)).toBe(true);
+    expect(await store.pairing.deleteRequest(first.id)).toBe(false);
     expect(await store.pairing.purgeExpired(3_000)).toBe(1);
     expect(await store.pairing.pendingRequests("telegram", 0)).toEqual([kept]);
   });

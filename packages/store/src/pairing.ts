@@ -18,7 +18,8 @@ export interface PairingRepository {
   pendingRequests(platform: string, now: number): Promise<PairingRequestRecord[]>;
   /** The user's newest request, expired or not. */
   latestRequestForUser(platform: string, userId: string): Promise<PairingRequestRecord | undefined>;
-  deleteRequest(id: number): Promise<void>;
+  /** False when the request was gone already (another process approved or replaced it). */
+  deleteRequest(id: number): Promise<boolean>;
   /** Deletes the requests expired at `now`; returns how many. */
   purgeExpired(now: number): Promise<number>;
   /** Approving again refreshes the name and the approval time. */
@@ -84,7 +85,7 @@ export function createPairingRepository(ctx: StoreContext): PairingRepository {
     },
 
     async deleteRequest(id) {
-      exec.run(db.deleteFrom("pairing_requests").where("id", "=", id));
+      return exec.run(db.deleteFrom("pairing_requests").where("id", "=", id)).changes > 0;
     },
 
     async purgeExpired(now) {

@@ -32,8 +32,8 @@ export class MemoryPairingStore implements PairingStoreLike {
     return own.sort((a, b) => b.createdAt - a.createdAt || b.id - a.id)[0];
   }
 
-  async deleteRequest(id: number): Promise<void> {
-    this.requests.delete(id);
+  async deleteRequest(id: number): Promise<boolean> {
+    return this.requests.delete(id);
   }
 
   async purgeExpired(now: number): Promise<number> {

@@ -153,6 +153,19 @@ describe("PairingService", () => {
       expect(queued).toEqual([{ platform: "telegram", chatId: "dm-101", text: "You're approved — you can start chatting now.", kind: "notice" }]);
     });
 
+    it("queues one notice when two approvals of the same code race (two `hermes pairing approve` at once)", async () => {
+      const queued: unknown[] = [];
+      const notices = { enqueue: async (notice: unknown) => queued.push(notice) };
+      const first = new PairingService({ store, now: () => now, logger: recordingLogger(logs), notices });
+      const second = new PairingService({ store, now: () => now, logger: recordingLogger(logs), notices });
+      const code = issuedCode(await first.requestCode(alice));
+      const results = await Promise.all([first.approve("telegram", code), second.approve("telegram", code)]);
+      expect(results.map((result) => result.ok)).toEqual([true, true]);
+      expect(queued).toHaveLength(1);
+      expect(results.filter((result) => result.ok && result.notified)).toHaveLength(1);
+      expect(await store.isApproved("telegram", "101")).toBe(true);
+    });
+
     it("still approves when the notice cannot be queued, and says so", async () => {
       const failing = new PairingService({
         store,

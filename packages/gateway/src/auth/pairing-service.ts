@@ -123,12 +123,13 @@ export class PairingService {
     if (code !== undefined) {
       for (const request of await this.store.pendingRequests(platform, now)) {
         if (!(await pairingCodeMatches(code, request))) continue;
-        await this.store.deleteRequest(request.id);
+        // Of two approvals of one code at once (two CLI processes), only the one that removed the request tells the user.
+        const first = await this.store.deleteRequest(request.id);
         const named = request.userName === undefined ? {} : { userName: request.userName };
         await this.store.approve({ platform, userId: request.userId, ...named }, now);
         const user: PairingUser = { platform, userId: request.userId, ...named, chatId: request.chatId };
         await forgetFailedApprovals(this.store, platform);
-        const notified = await this.notifyApproved(user);
+        const notified = first && (await this.notifyApproved(user));
         this.logger.info("pairing approved", { platform, userId: user.userId, userName: user.userName, notified });
         return { ok: true, user, notified };
       }
