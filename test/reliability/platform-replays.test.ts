@@ -58,6 +58,31 @@ describe("platform replays are answered once (real clients, real gateway pipelin
     expect(h.llm.requests).toHaveLength(2);
   });
 
+  it("Telegram polling: an update whose confirming offset never reached Telegram comes again after a restart", async () => {
+    watched();
+    const stand = await startTelegramStand();
+    cleanups.push(stand.close);
+    const { fake, h } = stand;
+    answerEchoes(h.llm, 2);
+    // Every call that would confirm the update fails: the next poll and the confirmation sent while stopping.
+    fake.failNext("getUpdates", { error_code: 500, description: "Internal Server Error" }, { times: 2, when: (params) => params.offset !== undefined });
+    const { update } = fake.userWrites({ text: "q1 unconfirmed" });
+    await waitUntil(() => fake.callsOf("getUpdates").some((call) => call.outcome === 500), "the failed confirmation");
+    await waitUntil(() => fake.sentTo(7).length === 1, "the answer");
+    await h.gateway.waitIdle("agent:main:telegram:dm:7");
+    expect(fake.confirmedOffset()).toBeLessThanOrEqual(update.update_id);
+    await h.restart();
+    await fake.waitForConfirmation(update);
+    await h.gateway.waitIdle("agent:main:telegram:dm:7");
+    const next = fake.userWrites({ text: "q2 afterwards" });
+    await fake.waitForConfirmation(next.update);
+    await h.gateway.waitIdle("agent:main:telegram:dm:7");
+
+    expect(fake.callsOf("getUpdates").filter((call) => call.outcome === 500)).toHaveLength(2);
+    expect(fake.sentTo(7).map((s) => s.visible)).toEqual(["answer to q1", "answer to q2"]);
+    expect(h.llm.requests).toHaveLength(2);
+  });
+
   it("Telegram webhook: the same update POSTed twice at once and again later gets one run and one reply", async () => {
     watched();
     const stand = await startTelegramStand({ webhook: true });
@@ -134,4 +159,28 @@ describe("platform replays are answered once (real clients, real gateway pipelin
     expect(fake.gateway.replayedEvents).toBeGreaterThanOrEqual(4);
     expect(h.llm.requests).toHaveLength(3);
   });
+
+  it("Discord: a message already answered arrives again on a fresh session after the resume was refused", async () => {
+    watched();
+    const stand = await startDiscordStand();
+    cleanups.push(stand.close);
+    const { fake, h, ada } = stand;
+    answerEchoes(h.llm, 2);
+    const dmKey = `agent:main:discord:dm:${fake.dmChannelId(ada)}`;
+    const q1 = fake.postDm(ada, "q1 before the outage");
+    await fake.waitForSent(1);
+    await h.gateway.waitIdle(dmKey);
+    fake.refuseNextResume();
+    fake.dropConnection();
+    // discord.js spaces IDENTIFYs five seconds apart, as Discord requires.
+    await fake.waitFor(() => fake.gateway.identifies === 2 && fake.connected, "a fresh IDENTIFY", 20_000);
+    fake.dispatch("MESSAGE_CREATE", { ...q1.payload, channel_type: 1 });
+    fake.postDm(ada, "q2 after the outage");
+    await fake.waitForSent(2);
+    await h.gateway.waitIdle(dmKey);
+
+    expect(fake.sent.map((m) => m.content)).toEqual(["answer to q1", "answer to q2"]);
+    expect(fake.gateway.refusedResumes).toBe(1);
+    expect(h.llm.requests).toHaveLength(2);
+  }, 30_000);
 });
