@@ -1,5 +1,4 @@
 import type { RecordedRequest, ScriptedReply, ScriptStep } from "../fakes/llm-server.js";
-import { pick } from "./seeded-random.js";
 
 /** The ways a provider call fails in the storm: rate limits with and without a wait, server errors, cut streams, junk. */
 export const PROVIDER_FAULTS: readonly ScriptedReply[] = [
@@ -25,8 +24,9 @@ export function lastUserText(request: RecordedRequest): string {
 }
 
 /**
- * A scripted model that fails `faultRate` of its calls with a fault drawn from PROVIDER_FAULTS, and otherwise answers
- * `answerFor(the last user text)`, sometimes after a `think` tool call first, so multi-step runs meet faults too.
+ * A scripted model that fails `faultRate` of its calls (drawn with `random`) with the next fault of PROVIDER_FAULTS,
+ * and otherwise answers `answerFor(the last user text)`, sometimes after a `think` tool call first, so multi-step runs
+ * meet faults too.
  */
 export function faultyProvider(
   random: () => number,
@@ -36,12 +36,14 @@ export function faultyProvider(
   alwaysFails: (userText: string) => boolean = () => false,
 ): FaultyProvider {
   const tally = { faults: PROVIDER_FAULTS.map(() => 0), answered: 0 };
+  let faults = 0;
   const step = (request: RecordedRequest): ScriptedReply => {
     if (random() < faultRate || alwaysFails(lastUserText(request))) {
-      const fault = pick(PROVIDER_FAULTS, random);
-      const index = PROVIDER_FAULTS.indexOf(fault);
+      // The seed picks which calls fail; the kinds take turns, so every kind is met once six calls have failed.
+      const index = faults % PROVIDER_FAULTS.length;
+      faults += 1;
       tally.faults[index] = (tally.faults[index] ?? 0) + 1;
-      return fault;
+      return PROVIDER_FAULTS[index] ?? { kind: "error", status: 500 };
     }
     const last = request.messages.at(-1) as { role?: unknown } | undefined;
     if (last?.role === "user" && random() < 0.25) return { kind: "tools", calls: [{ name: "think", arguments: { thought: "plan the answer" } }] };
