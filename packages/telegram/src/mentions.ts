@@ -7,8 +7,10 @@ import type { BotIdentity } from "./bot-identity.js";
  */
 export function mentionsBot(text: string, entities: readonly MessageEntity[], bot: BotIdentity): boolean {
   const handle = `@${bot.username}`.toLowerCase();
-  return entities.some((entity) => {
-    if (entity.type === "text_mention") return entity.user.id === bot.id;
+  return entities.some((entity: MessageEntity | null) => {
+    if (typeof entity !== "object" || entity === null) return false;
+    // Telegram always names the user of a text mention; a hostile update may not.
+    if (entity.type === "text_mention") return entity.user?.id === bot.id;
     if (entity.type !== "mention") return false;
     return text.slice(entity.offset, entity.offset + entity.length).toLowerCase() === handle;
   });

@@ -19,6 +19,13 @@ function normalized(u: Update) {
 }
 
 describe("normalizeUpdate", () => {
+  it("keeps a message whose entities are broken, only without the mention they might have carried", () => {
+    const mention = { type: "text_mention", offset: 0, length: 5, user: null };
+    expect(normalized(update({ text: "hello", entities: [mention, null, 7] })).message).toMatchObject({ text: "hello", mentionedBot: false });
+    expect(normalized(update({ text: "@hermes_bot hi", entities: "not a list" })).message).toMatchObject({ text: "@hermes_bot hi", mentionedBot: false });
+    expect(normalized(update({ text: "@hermes_bot hi", entities: [{ type: "mention", offset: 9_000, length: 11 }] })).message.mentionedBot).toBe(false);
+  });
+
   it("maps a private message: update id for dedup, message id to reply to, sender and time", () => {
     const { message, files } = normalized(update({ text: "hello" }));
     expect(message).toEqual({

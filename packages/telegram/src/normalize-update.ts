@@ -1,5 +1,5 @@
 import type { ChatType, InboundMessage } from "@hermes/gateway";
-import type { Chat, Message, Update } from "grammy/types";
+import type { Chat, Message, MessageEntity, Update } from "grammy/types";
 import type { BotIdentity } from "./bot-identity.js";
 import { addressCommand } from "./command-address.js";
 import { fileRefsOf, type FileRef } from "./file-refs.js";
@@ -33,7 +33,9 @@ export function normalizeUpdate(update: Update, options: NormalizeOptions): Norm
 
   const command = addressCommand(rawText, { username: options.bot.username, gatewayName: options.gatewayName });
   if (command.kind === "other-bot") return ignored("command for another bot");
-  const entities = message.entities ?? message.caption_entities ?? [];
+  const given: unknown = message.entities ?? message.caption_entities;
+  // Broken entities only cost the mention they might have carried, not the message.
+  const entities = Array.isArray(given) ? (given as MessageEntity[]) : [];
   const replyTo = replyOf(message, options.bot);
   const threadId = topicOf(message);
 
