@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import { startRedis, type TestRedis } from "../../../../test/support/redis-server.js";
+import { startRedis, startRedisOnPort, type TestRedis } from "../../../../test/support/redis-server.js";
 import { capturingLogger, type LogEntry } from "../outbound/testing.js";
 import { alwaysActive, leaseElection, type ActiveDuty, type GatewayElection } from "./gateway-election.js";
 import { connectGatewayLease, GATEWAY_LEASE_KEY, type RedisGatewayLease } from "./gateway-lease.js";
@@ -154,14 +154,36 @@ describe("leaseElection on a real redis-server", () => {
     expect(a.logs.filter((entry) => entry.msg.startsWith("cannot renew the active-gateway lease"))).toHaveLength(1);
   });
 
-  it("keeps a gateway standby while Redis cannot be reached", async () => {
+  it("acts as the active gateway when Redis cannot be reached at start, so intake does not wait for Redis", async () => {
     const { logger, entries } = capturingLogger();
-    const election = leaseElection(connectGatewayLease("redis://127.0.0.1:1", logger), { logger, acquireEveryMs: 50 });
-    await election.start({ takeUp: async () => undefined, putDown: async () => undefined });
+    const duties: string[] = [];
+    const election = leaseElection(connectGatewayLease("redis://127.0.0.1:1", logger), { logger, acquireEveryMs: 50, renewEveryMs: 50 });
+    await election.start({ takeUp: async () => void duties.push("up"), putDown: async () => void duties.push("down") });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(election.role()).toBe("active");
+    expect(duties).toEqual(["up"]);
     await election.halt();
     await election.release();
-    expect(election.role()).toBe("standby");
-    expect(entries).toContainEqual(expect.objectContaining({ level: "warn", msg: "cannot reach Redis to take the active-gateway lease; staying standby" }));
+    expect(entries).toContainEqual(expect.objectContaining({ level: "warn", msg: "cannot reach Redis to elect the active gateway; acting as the active one until it answers" }));
+  });
+
+  it("once Redis answers, a gateway that started during the outage takes the free lease, or steps down to the one holding it", async () => {
+    const first = await startRedis();
+    const port = Number(new URL(first.url).port);
+    await first.stop();
+    const free = contender({ url: `redis://127.0.0.1:${port}` } as TestRedis, 501, 400);
+    const held = contender({ url: `redis://127.0.0.1:${port}` } as TestRedis, 502, 400);
+    await until(() => free.election.role() === "active" && held.election.role() === "active", "both to act as active during the outage");
+    const server = await startRedisOnPort(port);
+    cleanups.unshift(() => server.stop());
+    await until(() => free.election.role() === "standby" || held.election.role() === "standby", "one of them to step down once Redis answers");
+    const active = free.election.role() === "active" ? free : held;
+    const standby = active === free ? held : free;
+    expect(active.election.role()).toBe("active");
+    expect(standby.duties).toEqual(["up", "down"]);
+    const client = new Redis(server.url);
+    cleanups.unshift(async () => void client.disconnect());
+    expect(JSON.parse((await client.get(GATEWAY_LEASE_KEY)) ?? "{}")).toMatchObject({ pid: active === free ? 501 : 502 });
   });
 });
 

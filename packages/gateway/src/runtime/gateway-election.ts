@@ -61,6 +61,7 @@ export function leaseElection(lease: GatewayLease, options: LeaseElectionOptions
   let attempting: Promise<void> = Promise.resolve();
   let changes: Promise<void> = Promise.resolve();
   let unreachable = false;
+  let firstAttempt = true;
 
   const change = (work: (duty: ActiveDuty) => Promise<void>, done: string): void => {
     changes = changes.then(async () => {
@@ -103,6 +104,9 @@ export function leaseElection(lease: GatewayLease, options: LeaseElectionOptions
     if (role === "standby") {
       if (halted) return;
       const result = await lease.tryAcquire();
+      const first = firstAttempt;
+      firstAttempt = false;
+      if (result.outcome === "unreachable" && first) return assumeActive(result.error);
       if (result.outcome === "unreachable") return cannotReach(result.error);
       unreachable = false;
       if (result.outcome === "held") return sawActive(result.holder);
@@ -123,6 +127,19 @@ export function leaseElection(lease: GatewayLease, options: LeaseElectionOptions
     logger.warn("another gateway took the active-gateway lease; stepping down to standby", { active: result.holder });
     sawActive(result.holder);
     change((d) => d.putDown(), "stepped down: platforms and delivery stopped, standing by");
+  };
+
+  // Intake must not depend on Redis: a gateway that starts during an outage takes messages in rather than waiting
+  // for an election it cannot hold. Should another gateway turn out to hold the lease once Redis answers, the renewal
+  // reports it lost and this one steps down; meanwhile the store deduplicates intake and delivery claims keep a reply
+  // from being sent by both.
+  const assumeActive = (error: Error): void => {
+    unreachable = true;
+    logger.warn("cannot reach Redis to elect the active gateway; acting as the active one until it answers", { error });
+    lease.assume();
+    role = "active";
+    active = undefined;
+    change(takeUpOrGiveUp, "became the active gateway (Redis unreachable; the lease decides once it answers)");
   };
 
   const tick = (): void => {

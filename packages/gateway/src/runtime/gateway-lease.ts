@@ -29,6 +29,11 @@ export interface GatewayLease {
   renew(): Promise<LeaseRenewal>;
   /** Gives the lease up (if still held) so a standby need not wait for it to expire. */
   release(): Promise<void>;
+  /**
+   * Acts as the holder without Redis having confirmed it (Redis unreachable when this gateway started): the next
+   * `renew` takes the lease if nobody holds it, or reports it lost to the gateway that does.
+   */
+  assume(): void;
   close(): Promise<void>;
 }
 
@@ -72,7 +77,7 @@ export class RedisGatewayLease implements GatewayLease {
   }
 
   async tryAcquire(): Promise<LeaseAcquisition> {
-    const value = JSON.stringify({ token: this.newToken(), pid: this.pid, host: this.host, since: new Date(this.now()).toISOString() });
+    const value = this.newValue();
     try {
       if ((await this.redis.set(this.key, value, "PX", this.ttlMs, "NX")) === "OK") {
         this.held = value;
@@ -95,6 +100,14 @@ export class RedisGatewayLease implements GatewayLease {
     } catch (error) {
       return { outcome: "unreachable", error: asError(error) };
     }
+  }
+
+  assume(): void {
+    this.held ??= this.newValue();
+  }
+
+  private newValue(): string {
+    return JSON.stringify({ token: this.newToken(), pid: this.pid, host: this.host, since: new Date(this.now()).toISOString() });
   }
 
   async release(): Promise<void> {
