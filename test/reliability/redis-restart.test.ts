@@ -93,6 +93,9 @@ async function restartUnderLoad(save: boolean): Promise<void> {
   expect(answers().sort(), context()).toEqual(tokens.map((token) => `answer:${token}`).sort());
   expect(h.adapter.texts().filter((text) => !text.startsWith("answer:") && !BUSY_ACK.test(text)), context()).toEqual([]);
   expect(await h.gateway.store.deliveries.countPending()).toBe(0);
+  // The store agrees: each message finished once as answered (none failed, none still open).
+  const finished = (await h.gateway.store.inbound.recent(1_000)).filter((record) => /^m\d+-\d+$/.test(record.messageId));
+  expect(finished.map((record) => record.status)).toEqual(tokens.map(() => "answered"));
 }
 
 describe("Redis restarts under load (BullMQ, 35 messages)", () => {

@@ -146,6 +146,9 @@ describe("SIGKILLed BullMQ workers (two workers, one killed and restarted at see
     const keys = h.adapter.sent.map((sent) => sent.message.idempotencyKey).filter((key) => key !== undefined);
     expect(new Set(keys).size, "a delivery part was sent twice").toBe(keys.length);
     expect(await h.gateway.store.deliveries.countPending()).toBe(0);
+    // The store agrees: each message finished once as answered (none failed, none still open).
+    const finished = (await h.gateway.store.inbound.recent(1_000)).filter((record) => /^m\d+-\d+$/.test(record.messageId));
+    expect(finished.map((record) => record.status)).toEqual(tokens.map(() => "answered"));
     expect(kills.map((kill) => kill.point).sort(), context()).toEqual(expect.arrayContaining([...KILL_POINTS].sort()));
     expect(kills).toHaveLength(ROUNDS);
   }, 150_000);
