@@ -65,7 +65,7 @@ export class SlackEventIntake {
   private async oncePerEvent(body: unknown, next: () => Promise<void>): Promise<void> {
     const eventId = envelopeEventId(body);
     if (eventId === undefined) return next();
-    if (!this.events.claim(eventId)) {
+    if (!(await this.events.claim(eventId))) {
       this.options.logger.debug("slack event delivered again; already handled", { eventId });
       return;
     }
@@ -90,7 +90,7 @@ export class SlackEventIntake {
     }
     const { message, files } = normalized;
     // The same message also comes as app_mention (or message): one hand-over is enough.
-    if (!this.messages.claim(message.messageId)) return;
+    if (!(await this.messages.claim(message.messageId))) return;
     let handed = false;
     try {
       const addressed = isAddressedToBot(message);
