@@ -75,7 +75,8 @@ export async function promptEconomyBenchmark(): Promise<BenchFigure[]> {
   const home = await mkdtemp(path.join(os.tmpdir(), "hermes-bench-prompt-"));
   const files = await fillWorkspace(path.join(home, "workspace"));
   const h = await startGatewayHarness(
-    { HERMES_ALLOWED_USERS: "telegram:*", HERMES_REFLECTION: "off", HERMES_TOOLS: "read_file,list_directory,search_files,think,memory,session_search" },
+    // One user writes all 100 turns within a minute or two: far past the default rate limit of 20 per minute.
+    { HERMES_ALLOWED_USERS: "telegram:*", HERMES_REFLECTION: "off", HERMES_RATE_LIMIT: "10000", HERMES_TOOLS: "read_file,list_directory,search_files,think,memory,session_search" },
     home,
   );
   try {

@@ -103,17 +103,8 @@ export async function storeAppendBenchmark(): Promise<BenchFigure[]> {
 const USERS = 100;
 const SESSIONS_PER_USER = 20;
 
-/**
- * `store.search` (what the session_search tool calls) over a corpus of `total` messages: 100 users × 20 sessions,
- * messages of 6–40 Zipf-distributed words, written with raw INSERTs in one transaction (the FTS trigger indexes them
- * as the store would). Queries are one to three words, common and rare, each for a random user.
- */
-export async function sessionSearchBenchmark(total = QUICK ? 100_000 : 1_000_000): Promise<BenchFigure[]> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "hermes-bench-search-"));
-  const file = path.join(dir, "state.db");
-  const random = seededRandom(11);
-  const words = wordSource(random);
-  const built = performance.now();
+/** Writes the corpus described above into a new state database at `file` (schema by the store's migrations). */
+export async function buildSearchCorpus(file: string, total: number, random: () => number, words: WordSource): Promise<void> {
   const raw = await rawDatabase(file);
   // Building the corpus is set-up, not the figure: no journal, no syncs, and the index is built once at the end
   // (the same FTS5 index the trigger would have filled row by row).
@@ -150,6 +141,20 @@ export async function sessionSearchBenchmark(total = QUICK ? 100_000 : 1_000_000
   } finally {
     raw.close();
   }
+}
+
+/**
+ * `store.search` (what the session_search tool calls) over a corpus of `total` messages: 100 users × 20 sessions,
+ * messages of 6–40 Zipf-distributed words, written with raw INSERTs in one transaction and indexed by one FTS5
+ * rebuild (the same index the store's trigger keeps). Queries are one to three words, common and rare, each for a random user.
+ */
+export async function sessionSearchBenchmark(total = QUICK ? 100_000 : 1_000_000): Promise<BenchFigure[]> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "hermes-bench-search-"));
+  const file = path.join(dir, "state.db");
+  const random = seededRandom(11);
+  const words = wordSource(random);
+  const built = performance.now();
+  await buildSearchCorpus(file, total, random, words);
   const buildSeconds = (performance.now() - built) / 1000;
   const store = await openStore({ file });
   try {
