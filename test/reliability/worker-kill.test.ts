@@ -74,16 +74,23 @@ describe("SIGKILLed BullMQ workers (two workers, one killed and restarted at see
       KILL_SWITCH_URL: killSwitch?.url ?? "",
       WORKER_LOCK_MS: "3000",
     });
+    const loadSpare = (name: string): Promise<StandbyWorker> => {
+      const loading = loadAgentWorker(envFor(name), state);
+      // Awaited when it is activated or cleaned up; a failure to load shows there, not as an unhandled rejection.
+      loading.catch(() => undefined);
+      return loading;
+    };
     /** Kills this very process (not a successor of it) and starts the worker's next life in the background. */
     const killAndRestart = async (name: string, victim: WorkerProcess, point: KillPoint, token: string): Promise<void> => {
       kills.push({ point, token, worker: name });
       restarting += 1;
       await victim.kill("SIGKILL");
-      const spare = spares.get(name) ?? loadAgentWorker(envFor(name), state);
-      spares.set(name, loadAgentWorker(envFor(name), state));
+      const spare = spares.get(name) ?? loadSpare(name);
+      spares.set(name, loadSpare(name));
       const next = spare.then((standby) => standby.activate()).then((started) => void workers.set(name, started));
       restarts.push(next);
-      await next.finally(() => (restarting -= 1));
+      // A failed restart fails the test at the next round (through `restarts`), not as an unhandled rejection.
+      await next.catch(() => undefined).finally(() => (restarting -= 1));
     };
 
     const runningIn = new Map<string, number>();
@@ -120,7 +127,7 @@ describe("SIGKILLed BullMQ workers (two workers, one killed and restarted at see
     const [a, b] = await Promise.all([startAgentWorker(envFor("A"), state), startAgentWorker(envFor("B"), state)]);
     workers.set("A", a);
     workers.set("B", b);
-    for (const name of workers.keys()) spares.set(name, loadAgentWorker(envFor(name), state));
+    for (const name of workers.keys()) spares.set(name, loadSpare(name));
     const answers = (): string[] => h.adapter.texts().filter((text) => text.startsWith("answer:"));
     const context = (): string =>
       `kills ${JSON.stringify(kills)}\nworker logs:\n${[...workers.values()].map((w) => w.output().slice(-3_000)).join("\n---\n")}`;
