@@ -25,10 +25,14 @@ import { createGatewayHealth } from "./gateway-health.js";
 import { createGatewayMetrics } from "./gateway-metrics.js";
 import { registerHealthRoutes } from "./health.js";
 import { startRetentionTimer } from "./retention-timer.js";
+import { settlesWithin, timerScheduler } from "../queue/scheduler.js";
 import { createRunQueue } from "./run-queue.js";
 import { resumeOpenRuns, watchRedisReconnects } from "./redis-reconnects.js";
 import { compressSessionNow } from "./compress-now.js";
 import { claimTakeover, createPlatformDuty } from "./platform-duty.js";
+
+/** Replies still get this long to go out at shutdown even when runs get no drain (a failed start). */
+const SHUTDOWN_FLUSH_MIN_MS = 2_000;
 
 export interface GatewayProcessOptions {
   config: GatewayConfig;
@@ -199,7 +203,11 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const releaseAll = async (drainMs: number): Promise<void> => {
     await reconnects?.close();
     await queue.close({ drainMs });
-    if (duty.active) await delivery.flush();
+    // Bounded: a reply paced to a group's 20 a minute, or waiting out a long retry_after, must not hold the shutdown.
+    // What is left stays in the outbox, and stop() ends the pacer waits and gives the claims back for the next start.
+    if (duty.active && !(await settlesWithin(delivery.flush(), Math.max(drainMs, SHUTDOWN_FLUSH_MIN_MS), timerScheduler))) {
+      logger.warn("replies still pending at shutdown stay in the outbox for the next start", { waitedMs: Math.max(drainMs, SHUTDOWN_FLUSH_MIN_MS) });
+    }
     await delivery.stop();
     typing.stopAll();
     await http?.stop();
