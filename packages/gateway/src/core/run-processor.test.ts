@@ -186,9 +186,36 @@ describe("run processor", () => {
       sessionScope: DEFAULT_SESSION_SCOPE,
       logger: silentLogger,
     });
-    await process({ inboundId: first, sessionKey: key }, { signal: new AbortController().signal });
+    // Asked to run again rather than done: if nobody took the session over, the message must not be stranded.
+    expect(await process({ inboundId: first, sessionKey: key }, { signal: new AbortController().signal })).toBe("retry_later");
     expect(renewals).toBeGreaterThan(0);
     expect((await store.inbound.get(first))?.status).toBe("running");
     expect(await store.deliveries.pending()).toEqual([]);
+  });
+
+  it("answers a message whose run lost its lease when the job runs again and the session is free", async () => {
+    const first = await queued("slow", "m1");
+    let lost = true;
+    const lossyLease: SessionLease = { renew: async () => false, release: async () => {} };
+    const lock = new InMemorySessionLock();
+    const process = createRunProcessor({
+      store,
+      lock: { tryAcquire: async (sessionKey, ttlMs) => (lost ? lossyLease : lock.tryAcquire(sessionKey, ttlMs)) },
+      leaseMs: 3_000,
+      agentFor: async () =>
+        fakeAgent(async () => {
+          if (!lost) return ok("answered after all");
+          await new Promise((resolve) => setTimeout(resolve, 1_500));
+          return { stopReason: "ABORT" };
+        }),
+      hooks,
+      sessionScope: DEFAULT_SESSION_SCOPE,
+      logger: silentLogger,
+    });
+    expect(await process({ inboundId: first, sessionKey: key }, { signal: new AbortController().signal })).toBe("retry_later");
+    lost = false;
+    expect(await process({ inboundId: first, sessionKey: key }, { signal: new AbortController().signal })).toBe("done");
+    expect((await store.deliveries.pending()).map((d) => d.text)).toEqual(["answered after all"]);
+    expect((await store.inbound.get(first))?.status).toBe("answered");
   });
 });

@@ -39,6 +39,8 @@ export interface RunProcessorOptions {
   hooks: HookPort;
   /** HERMES_DAILY_BUDGET_USD: once the sender's cost today reaches it, their messages are answered without the model. */
   dailyBudgetUsd?: number;
+  /** Called for each message answered without the model because its sender's daily budget was reached, e.g. to count it. */
+  onBudgetRefused?(message: InboundMessage): void;
   sessionScope: SessionScopeSettings;
   logger: Logger;
   leaseMs?: number;
@@ -84,6 +86,10 @@ export function createRunProcessor(options: RunProcessorOptions) {
       guard.stop();
       await lease.release();
     }
+    // A lost lease leaves the message "running" for whoever owns the session now. If nobody does (Redis was away, not
+    // another worker), completing the job would strand it: a later enqueue of the same job id is a no-op. Asking to
+    // run again instead finds it answered, or answers it, once the session is free.
+    if (guard.lost.aborted && !context.signal.aborted) return "retry_later";
     return "done";
   };
 
@@ -191,6 +197,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     const status = await dailyBudgetStatus(options.store.usage, ownerOf(message), options.dailyBudgetUsd, at);
     if (status.kind !== "reached") return false;
     logger.info("daily budget reached; answered without the model", { spentUsd: status.spentUsd, budgetUsd: status.budgetUsd });
+    options.onBudgetRefused?.(message);
     // Nothing goes into the transcript: the model never saw the message, and a later answer should not either.
     const done = await options.store.completeRun({ inboundId: record.id, sessionId, messages: [], deliveries: [reply(record, message, budgetReachedReply(status, at))] });
     if (!done.ok) logger.warn("budget reply discarded", { reason: done.reason });
