@@ -56,7 +56,7 @@ describe("limit settings in the real processes", () => {
   it("with REDIS_URL the worker checks the budget: after the first answer the model is not called again", async () => {
     redis = await startRedis();
     const settings = env({ REDIS_URL: redis.url, HERMES_DAILY_BUDGET_USD: "0.001", HERMES_MODEL_PRICE: "1000,1000" });
-    const worker = startApp("worker", settings);
+    const worker = startApp("worker", { ...settings, HERMES_WORKER_HTTP_PORT: "0" });
     apps.push(worker);
     await worker.waitFor("worker started");
     llm.enqueue({ kind: "text", text: "First answer.", usage: { prompt: 10, completion: 5 } }, { kind: "text", text: "Never sent." });
@@ -68,5 +68,10 @@ describe("limit settings in the real processes", () => {
     expect(usage).toMatch(/^Today: \$0\.0150 of \$0\.0010 \(reached; /);
     expect(chat.code).toBe(0);
     expect(llm.requests).toHaveLength(1);
+    // The worker ran the refused message, so its /metrics counts it.
+    const listening = worker.stderr().split("\n").find((line) => line.includes("worker http listening")) ?? "";
+    const url = /"url":"(http:\/\/[^"]+)"/.exec(listening)?.[1];
+    expect(url).toBeDefined();
+    expect(await (await fetch(`${url}/metrics`)).text()).toContain('hermes_budget_refusals_total{platform="console"} 1\n');
   }, 90_000);
 });

@@ -68,6 +68,12 @@ function httpUrl(app: AppProcess): string {
   return url;
 }
 
+/** The value of one series in a gateway's /metrics. */
+async function metric(base: string, series: string): Promise<number | undefined> {
+  const line = (await (await fetch(`${base}/metrics`)).text()).split("\n").find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
 interface CountingProxy {
   readonly apiRoot: string;
   /** getUpdates calls that came through this proxy: how we tell which gateway polls Telegram. */
@@ -169,6 +175,8 @@ describe("hot standby with REDIS_URL", () => {
     expect(((await ready.json()) as { checks: Record<string, { ok: boolean; detail: string }> }).checks.gateway).toMatchObject({ ok: false, detail: expect.stringContaining("standby") });
     const activeReady = (await (await fetch(`${httpUrl(a)}/readyz`)).json()) as { checks: Record<string, unknown> };
     expect(activeReady.checks.gateway).toEqual({ ok: true, detail: "active" });
+    expect(await metric(standbyUrl, "hermes_gateway_active")).toBe(0);
+    expect(await metric(httpUrl(a), "hermes_gateway_active")).toBe(1);
 
     llm.enqueue({ kind: "text", text: "Answer before the crash." }, { kind: "text", text: "Answer after the takeover." });
     telegram.userWrites({ from: ADA, text: "First question" });
@@ -186,6 +194,7 @@ describe("hot standby with REDIS_URL", () => {
     await b.waitFor("became the active gateway", 30_000);
     await waitUntil(() => telegram.sentTo(ADA.id).some((sent) => sent.visible.includes("Answer after the takeover.")), "the answer after the takeover");
     expect(proxyB.polls()).toBeGreaterThan(0);
+    expect(await metric(standbyUrl, "hermes_gateway_active")).toBe(1);
 
     // Settled: nothing left to deliver and the runs done, so a second copy would already have been sent.
     await waitUntil(async () => ((await (await fetch(`${standbyUrl}/healthz`)).json()) as { pendingDeliveries: number }).pendingDeliveries === 0, "deliveries to drain");

@@ -83,6 +83,12 @@ interface Readiness {
   relayBacklog?: number;
 }
 
+/** The value of one series in the gateway's /metrics. */
+async function metric(base: string, series: string): Promise<number | undefined> {
+  const line = (await (await fetch(`${base}/metrics`)).text()).split("\n").find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
 async function readiness(base: string): Promise<{ code: number; body: Readiness }> {
   const response = await fetch(`${base}/readyz`);
   return { code: response.status, body: (await response.json()) as Readiness };
@@ -105,6 +111,7 @@ describe("a Redis outage at intake (gateway + BullMQ worker)", () => {
     await gateway.waitFor('"msg":"gateway started"');
     const base = httpUrl(gateway);
     expect((await readiness(base)).body.checks.redis?.ok).toBe(true);
+    expect(await metric(base, "hermes_run_queue_kept")).toBe(0);
 
     const port = redis.port;
     await redis.stop();
@@ -121,6 +128,7 @@ describe("a Redis outage at intake (gateway + BullMQ worker)", () => {
     const down = await readiness(base);
     expect(down.code).toBe(503);
     expect(down.body.checks.redis?.detail).toContain("2 messages kept for the run queue");
+    expect(await metric(base, "hermes_run_queue_kept")).toBe(2);
     expect(gateway.stderr()).toContain("redis unreachable: messages are kept and relayed to the run queue when it answers");
     // Nobody was asked to send anything again, and no run started without the queue.
     expect(telegram.sentTo(ADA.id)).toEqual([]);
@@ -134,6 +142,7 @@ describe("a Redis outage at intake (gateway + BullMQ worker)", () => {
     expect(gateway.stderr()).toContain("redis answers again: relayed messages to the run queue");
     await waitUntil(async () => (await readiness(base)).body.checks.redis?.ok === true, "/readyz to see redis again");
     expect((await readiness(base)).body.relayBacklog).toBe(0);
+    expect(await metric(base, "hermes_run_queue_kept")).toBe(0);
     expect(llm.requests).toHaveLength(2);
 
     gateway.kill("SIGTERM");

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { createMetricsRegistry, silentLogger, type Logger } from "@hermes/agent";
+import { createMetricsRegistry, silentLogger, type Logger, type MetricsRegistry } from "@hermes/agent";
 import {
   ALL_TOOL_NAMES,
   DEFAULT_TOOL_NAMES,
@@ -33,6 +33,8 @@ export interface HarnessOptions {
   http?: boolean;
   /** Where the gateway logs (default: nowhere), for tests that check what the operator is told. */
   logger?: Logger;
+  /** Where the gateway's metrics go (default: a fresh registry per start), for tests that read /metrics' series. */
+  metrics?: MetricsRegistry;
 }
 
 /**
@@ -53,7 +55,7 @@ export async function startGatewayHarness(env: Record<string, string> = {}, home
     if (!loaded.ok) throw new Error(formatConfigIssues(loaded.errors));
     const adapter = new RecordingAdapter();
     const adapters = options.adapters ? options.adapters(loaded.config) : [adapter];
-    const started = await startGatewayProcess({ config: loaded.config, logger: options.logger ?? silentLogger, adapters, http: options.http ?? false, metrics: createMetricsRegistry() });
+    const started = await startGatewayProcess({ config: loaded.config, logger: options.logger ?? silentLogger, adapters, http: options.http ?? false, metrics: options.metrics ?? createMetricsRegistry() });
     if (!started.ok) throw new Error(started.issue.message);
     return { adapter, gateway: started.process };
   };

@@ -9,6 +9,7 @@ import {
   RedisSessionLock,
   bootstrap,
   createAgentPool,
+  createBudgetRefusalsMetric,
   createWorkerHealth,
   createRunProcessor,
   onShutdownSignal,
@@ -43,6 +44,7 @@ async function main(): Promise<number> {
     return reportIssue(process.stderr, built.issue);
   }
   const pool = built.pool;
+  const budgetRefusals = createBudgetRefusalsMetric(metrics);
   const lockConnection = new Redis(config.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false });
   // Without a listener ioredis reports connection errors as unhandled; they are logged and retried instead.
   lockConnection.on("error", (error: Error) => logger.warn("redis connection error (session locks)", { error: error.message }));
@@ -59,6 +61,7 @@ async function main(): Promise<number> {
       reviewerFor: (key, memory) => pool.reviewerFor(key, memory),
       hooks: hooks as unknown as HookPort,
       dailyBudgetUsd: config.limits.dailyBudgetUsd,
+      onBudgetRefused: (message) => budgetRefusals.inc(1, { platform: message.platform }),
       sessionScope: config.sessionScope,
       logger,
     }),

@@ -9,7 +9,7 @@ import { InMemorySessionWaiters } from "../queue/session-waiters.js";
 import { createWithSessionLock } from "../runtime/command-session-lock.js";
 import { parseCommand, type ParsedCommand } from "./command.js";
 import type { InboundMessage } from "./inbound.js";
-import { IntakeLimiter, type IntakeLimitOptions } from "./intake-limits.js";
+import { IntakeLimiter, type IntakeLimitOptions, type IntakeRefusal } from "./intake-limits.js";
 import { isAddressed } from "./mention-gate.js";
 import type { DeliveryPort, GatewayStore, HookPort, RunQueuePort, TypingPort } from "./ports.js";
 import { isSharedSession, newSessionFor, sessionKeyFor, type SessionScopeSettings } from "./session-key.js";
@@ -38,6 +38,8 @@ export interface GatewayOptions {
   memory?: CommandContext["memory"];
   /** Called for each new (not duplicate) message, e.g. to count it. */
   onAccepted?: (message: InboundMessage) => void;
+  /** Called for each message the bounded intake starts no run for (HERMES_RATE_LIMIT, HERMES_MAX_QUEUED), e.g. to count it. */
+  onIntakeRefused?: (message: InboundMessage, reason: IntakeRefusal) => void;
   /** Tells the message's adapter it was handled without an agent run (e.g. to remove a "working on it" reaction). */
   markDone?: (message: InboundMessage) => void;
   /** HERMES_RATE_LIMIT and HERMES_MAX_QUEUED (absent: no limits), and HERMES_DAILY_BUDGET_USD for /usage. */
@@ -192,6 +194,7 @@ export class Gateway {
     const verdict = this.intake.admit({ platform: message.platform, userId: message.user.id }, await this.options.store.inbound.unanswered(key));
     if (verdict.admitted) return true;
     await this.options.store.inbound.setStatus(inboundId, "ignored");
+    this.options.onIntakeRefused?.(message, verdict.reason);
     const fields = { reason: verdict.reason, platform: message.platform, userId: message.user.id, sessionKey: key };
     if (verdict.notice === undefined) this.options.logger.debug("message skipped: over an intake limit", fields);
     else {

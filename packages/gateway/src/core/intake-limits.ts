@@ -14,10 +14,13 @@ export interface IntakeLimitOptions {
   readonly maxTrackedSenders?: number;
 }
 
+/** Why a message starts no run: its sender is over HERMES_RATE_LIMIT, or its session over HERMES_MAX_QUEUED. */
+export type IntakeRefusal = "rate_limited" | "queue_full";
+
 export type IntakeVerdict =
   | { readonly admitted: true }
   /** `notice` is what to tell the sender, absent when they were told less than a minute ago. */
-  | { readonly admitted: false; readonly reason: "rate_limited" | "queue_full"; readonly notice?: string };
+  | { readonly admitted: false; readonly reason: IntakeRefusal; readonly notice?: string };
 
 interface SenderState {
   /** When the admitted messages of the last minute arrived, oldest first (at most ratePerMinute of them). */
@@ -67,13 +70,13 @@ export class IntakeLimiter {
     return ADMITTED;
   }
 
-  private refuse(state: SenderState, now: number, reason: "rate_limited" | "queue_full"): IntakeVerdict {
+  private refuse(state: SenderState, now: number, reason: IntakeRefusal): IntakeVerdict {
     if (state.lastNoticeAt !== undefined && now - state.lastNoticeAt < NOTICE_INTERVAL_MS) return { admitted: false, reason };
     state.lastNoticeAt = now;
     return { admitted: false, reason, notice: this.noticeFor(reason) };
   }
 
-  private noticeFor(reason: "rate_limited" | "queue_full"): string {
+  private noticeFor(reason: IntakeRefusal): string {
     return reason === "rate_limited"
       ? `You're sending messages faster than I can answer (limit ${this.options.ratePerMinute} per minute). I'll skip this one; try again in a moment.`
       : `You already have ${this.options.maxQueued} messages waiting for an answer. I'll skip this one; send it again once I've caught up.`;

@@ -190,10 +190,12 @@ describe("DeliveryService.flush: retryable failures", () => {
   it("defers a rate-limited delivery for as long as the platform asks, without waiting and without counting an attempt", async () => {
     const adapter = new FakeAdapter();
     adapter.respondNext({ ok: false, retryable: true, error: "Too Many Requests", retryAfterMs: 3000 });
-    const { add, get, service, sleeps } = await setup([adapter]);
+    const deferred: number[] = [];
+    const { add, get, service, sleeps } = await setup([adapter], { onDeferred: (row) => deferred.push(row.id) });
     const delivery = await add({ text: "hi" });
     expect(await service.flush()).toEqual({ sent: 0, failed: 0 });
     expect(sleeps).toEqual([]);
+    expect(deferred).toEqual([delivery.id]);
     expect(await get(delivery.id)).toMatchObject({ status: "pending", attempts: 0, nextAttemptAt: fixtures.now() + 3000, claimOwner: undefined });
 
     fixtures.advance(2999);
@@ -201,6 +203,7 @@ describe("DeliveryService.flush: retryable failures", () => {
     fixtures.advance(1);
     expect(await service.flush()).toEqual({ sent: 1, failed: 0 });
     expect(adapter.delivered).toEqual(["hi"]);
+    expect(deferred).toEqual([delivery.id]);
   });
 
   it("keeps a delivery pending after maxAttempts sends and resumes later without repeating sent parts", async () => {

@@ -38,6 +38,8 @@ export interface DeliveryServiceOptions {
   /** Runs `callback` after `ms`; returns a cancel function (default: an unref'd setTimeout). */
   schedule?: (callback: () => void, ms: number) => () => void;
   onDelivered?: (delivery: DeliveryRecordLike, outcome: DeliveryOutcome) => void;
+  /** Called when the platform rate-limited a send (429) and the delivery was deferred to wait out its retry_after. */
+  onDeferred?: (delivery: DeliveryRecordLike) => void;
   /** The inbound messages, whose saved trace context each reply's delivery joins; without it each starts its own. */
   inbound?: InboundTraceStoreLike;
 }
@@ -300,15 +302,18 @@ export class DeliveryService {
       this.unsettled.set(delivery.id, { delivery, partsSent: result.partsSent });
       return "pending";
     }
-    if (result.attempt === "sent" || result.attempt === "failed") this.report(delivery, result.attempt);
-    return result.attempt;
+    const attempt = result.attempt;
+    if (attempt === "sent" || attempt === "failed") this.report(delivery, () => this.options.onDelivered?.(delivery, attempt));
+    if (attempt === "deferred") this.report(delivery, () => this.options.onDeferred?.(delivery));
+    return attempt;
   }
 
-  private report(delivery: DeliveryRecordLike, outcome: DeliveryOutcome): void {
+  /** A callback that throws (a bug in the caller) must not cost the delivery its bookkeeping. */
+  private report(delivery: DeliveryRecordLike, callback: () => void): void {
     try {
-      this.options.onDelivered?.(delivery, outcome);
+      callback();
     } catch (error) {
-      this.options.logger.error("onDelivered callback threw", { deliveryId: delivery.id, error });
+      this.options.logger.error("delivery callback threw", { deliveryId: delivery.id, error });
     }
   }
 }

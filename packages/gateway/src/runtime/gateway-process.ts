@@ -85,11 +85,11 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     return queueSetup;
   }
   const { queue, pool, mode, withSessionLock, relay } = queueSetup;
-  const metrics = createGatewayMetrics(options.metrics, { waitingRuns: () => queue.waiting(), pendingDeliveries: () => store.deliveries.countPending() });
   const adapters = new Map(options.adapters.map((adapter) => [adapter.platform, adapter]));
   let stopping = false;
   // Only a served /readyz needs a Redis probe of its own; the terminal chat opens none.
   const election = options.election?.election ?? alwaysActive();
+  const metrics = createGatewayMetrics(options.metrics, { waitingRuns: () => queue.waiting(), pendingDeliveries: () => store.deliveries.countPending(), role: () => election.role(), keptRuns: relay && (() => relay.backlogSize()) });
   const health = createGatewayHealth({ platforms: [...adapters.keys()], store, mode, redisUrl: options.http ? config.redisUrl : undefined, relayBacklog: relay && (() => relay.backlogSize()), metrics, logger, secrets: configSecrets(config), isStopping: () => stopping, election: options.election?.election });
   // One pacer for the process: replies, busy acknowledgements and typing share each platform's limits.
   const pacer = new PlatformPacer({ platforms: options.adapters });
@@ -100,6 +100,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     adapters,
     logger,
     pacer,
+    onDeferred: (record) => metrics.deliveriesDeferred.inc(1, { platform: record.platform }),
     onDelivered: (record, outcome) => {
       metrics.deliveries.inc(1, { outcome });
       const full = record as Partial<DeliveryRecord>;
@@ -149,6 +150,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     memory,
     markDone,
     onAccepted: (message) => metrics.received.inc(1, { platform: message.platform }),
+    onIntakeRefused: (message, reason) => metrics.intakeSkipped.inc(1, { platform: message.platform, reason }),
     store,
     queue,
     hooks: hookPort,

@@ -9,6 +9,7 @@ import { withDeadline } from "../queue/bullmq-queue.js";
 import { BullMqQueue, InlineQueue, InMemorySessionLock, type AgentRunQueue } from "../queue/index.js";
 import { InMemorySessionWaiters, wakingSessionLock } from "../queue/session-waiters.js";
 import { createWithSessionLock, type WithSessionLock } from "./command-session-lock.js";
+import { createBudgetRefusalsMetric } from "./gateway-metrics.js";
 import { QueueRelay } from "./queue-relay.js";
 
 // How long start-up waits for Redis before going on without it (messages are then relayed once it answers).
@@ -52,6 +53,7 @@ export async function createRunQueue(
   const built = await createAgentPool(config, { logger: deps.logger, store: deps.store, metrics: createAgentMetrics(deps.metrics) });
   if (!built.ok) return built;
   const pool = built.pool;
+  const budgetRefusals = createBudgetRefusalsMetric(deps.metrics);
   // One lock for runs and commands; whoever releases it wakes the runs parked behind the session.
   const locks = new InMemorySessionLock();
   const waiters = new InMemorySessionWaiters();
@@ -65,6 +67,7 @@ export async function createRunQueue(
     reviewerFor: (key, memory) => pool.reviewerFor(key, memory),
     hooks: deps.hooks,
     dailyBudgetUsd: config.limits.dailyBudgetUsd,
+    onBudgetRefused: (message) => budgetRefusals.inc(1, { platform: message.platform }),
     sessionScope: config.sessionScope,
     logger: deps.logger,
   });
