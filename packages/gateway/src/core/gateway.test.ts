@@ -2,8 +2,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { silentLogger } from "@hermes/agent";
+import { silentLogger, type Logger } from "@hermes/agent";
 import { openStore, type Store } from "@hermes/store";
+import { recordingLogger } from "../hooks/hook-test-fixtures.js";
 import { recordSpansGlobally } from "../tracing/span-recorder.fixture.js";
 import { Gateway } from "./gateway.js";
 import { DEFAULT_SESSION_SCOPE } from "./session-key.js";
@@ -20,7 +21,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function gatewayWith(queue: { enqueue: (job: { inboundId: number; sessionKey: string }) => Promise<{ enqueued: boolean }> }): Gateway {
+function gatewayWith(queue: { enqueue: (job: { inboundId: number; sessionKey: string }) => Promise<{ enqueued: boolean }> }, logger: Logger = silentLogger): Gateway {
   return new Gateway({
     store,
     queue: { ...queue, stop: async () => {} },
@@ -33,7 +34,7 @@ function gatewayWith(queue: { enqueue: (job: { inboundId: number; sessionKey: st
     models: { primary: "m" },
     checkModel: () => undefined,
     compress: async () => "",
-    logger: silentLogger,
+    logger,
   });
 }
 
@@ -57,6 +58,25 @@ describe("Gateway.receive", () => {
     expect(enqueued).toHaveLength(1);
     await gateway.receive(message);
     expect(enqueued).toHaveLength(2);
+  });
+
+  it.each([
+    ["messageId", inbound({ messageId: "" })],
+    ["chat.id", inbound({ messageId: "u-4", chat: { id: "", type: "dm" } })],
+    ["user.id", inbound({ messageId: "u-5", user: { id: "  ", name: "Ada" } })],
+  ] as const)("refuses a message with an empty %s: a warning naming the platform and the field, nothing saved or run, and it resolves", async (field, message) => {
+    const enqueued: number[] = [];
+    const logger = recordingLogger();
+    const gateway = gatewayWith({ enqueue: async (job) => (enqueued.push(job.inboundId), { enqueued: true }) }, logger);
+    await expect(gateway.receive(message)).resolves.toBeUndefined();
+
+    expect(logger.records).toEqual([{ level: "warn", message: "inbound message refused: a required field is empty", fields: { platform: "telegram", field } }]);
+    expect(enqueued).toEqual([]);
+    expect(await store.inbound.recent(10)).toEqual([]);
+    expect(await store.deliveries.countPending()).toBe(0);
+    // The next, complete message goes through as usual.
+    await gateway.receive(inbound({ messageId: "u-6" }));
+    expect(enqueued).toHaveLength(1);
   });
 
   it("drops a plain duplicate", async () => {

@@ -75,6 +75,13 @@ export class Gateway {
    * reply join its trace wherever and whenever they happen; a run it enqueues also carries it in the job.
    */
   receive(message: InboundMessage): Promise<void> {
+    // Without these the message cannot be saved or answered; refusing it here (resolved, so the adapter acknowledges
+    // it) beats a database constraint failure that the platform would redeliver again and again.
+    const missing = missingIdentity(message);
+    if (missing !== undefined) {
+      this.options.logger.warn("inbound message refused: a required field is empty", { platform: message.platform, field: missing });
+      return Promise.resolve();
+    }
     const attributes = { "messaging.system": message.platform, "messaging.operation.type": "receive", "messaging.message.id": message.messageId, "hermes.chat_type": message.chat.type };
     return gatewayTracer().startActiveSpan(GATEWAY_SPAN_NAMES.receive(message.platform), { kind: SpanKind.CONSUMER, attributes }, async (span) => {
       try {
@@ -286,4 +293,13 @@ export class Gateway {
   private eventBase(message: InboundMessage, key: string): { timestamp: number; sessionKey: string; platform: string; chatId: string; userId: string } {
     return { timestamp: this.now(), sessionKey: key, platform: message.platform, chatId: message.chat.id, userId: message.user.id };
   }
+}
+
+/** The first identifying field a message lacks (empty or not a string), if any. */
+function missingIdentity(message: InboundMessage): "messageId" | "chat.id" | "user.id" | undefined {
+  const blank = (value: unknown): boolean => typeof value !== "string" || value.trim() === "";
+  if (blank(message.messageId)) return "messageId";
+  if (blank(message.chat.id)) return "chat.id";
+  if (blank(message.user.id)) return "user.id";
+  return undefined;
 }
