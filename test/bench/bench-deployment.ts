@@ -37,6 +37,8 @@ export interface DeploymentOptions {
   env?: Record<string, string>;
   /** Extra environment for the gateway process only (e.g. NODE_OPTIONS for a CPU profile). */
   gatewayEnv?: Record<string, string>;
+  /** A redis-server to use (and leave running) instead of a private one, e.g. to compare with a bare queue on it. */
+  redis?: TestRedis;
 }
 
 function answerFor(request: RecordedRequest): ScriptedReply {
@@ -69,7 +71,8 @@ export async function startBenchDeployment(options: DeploymentOptions): Promise<
     return push(...items);
   };
   try {
-    if (options.workers > 0) redis = await startRedis();
+    if (options.workers > 0) redis = options.redis ?? (await startRedis());
+    const ownRedis = options.redis === undefined;
     const env: Record<string, string> = {
       HOME: home,
       HERMES_HOME: path.join(home, "state"),
@@ -132,7 +135,7 @@ export async function startBenchDeployment(options: DeploymentOptions): Promise<
         await Promise.all(apps.map((app) => app.exited));
         await telegram.close();
         await llm.close();
-        await redis?.stop();
+        if (ownRedis) await redis?.stop();
         await rm(home, { recursive: true, force: true });
       },
     };
@@ -141,7 +144,7 @@ export async function startBenchDeployment(options: DeploymentOptions): Promise<
     await Promise.all(apps.map((app) => app.exited));
     await telegram.close();
     await llm.close();
-    await redis?.stop();
+    if (options.redis === undefined) await redis?.stop();
     await rm(home, { recursive: true, force: true });
     throw error;
   }

@@ -2,7 +2,8 @@ import { Queue, QueueEvents, Worker } from "bullmq";
 import { percentile, QUICK } from "./bench-words.js";
 import { startBenchDeployment, type BenchDeployment } from "./bench-deployment.js";
 import type { BenchFigure } from "./gateway-bench.js";
-import { startRedis } from "../support/redis-server.js";
+import { Redis } from "ioredis";
+import { startRedis, type TestRedis } from "../support/redis-server.js";
 
 const SEQUENTIAL = QUICK ? 20 : 60;
 const BURST = QUICK ? 60 : 200;
@@ -42,18 +43,28 @@ async function measure(deployment: BenchDeployment, mode: string): Promise<ModeF
   return { mode, latencyMs: percentile(latencies, 0.5), throughput: BURST / seconds, cpuMsPerMessage: cpu / (SEQUENTIAL + BURST), notices };
 }
 
-async function deploymentMode(workers: number, mode: string): Promise<ModeFigures> {
-  const deployment = await startBenchDeployment({ workers });
+async function deploymentMode(workers: number, mode: string, redis?: TestRedis): Promise<ModeFigures> {
+  const deployment = await startBenchDeployment({ workers, ...(redis ? { redis } : {}) });
   try {
     return await measure(deployment, mode);
   } finally {
     await deployment.stop();
+    // The next mode starts on an empty Redis, as a fresh deployment would.
+    if (redis) await flushAll(redis);
   }
 }
 
-/** A BullMQ queue whose worker does nothing, on a private redis-server: the floor any BullMQ mode stands on. */
-async function bareBullMq(): Promise<ModeFigures> {
-  const redis = await startRedis();
+async function flushAll(redis: TestRedis): Promise<void> {
+  const client = new Redis(redis.url);
+  try {
+    await client.flushall();
+  } finally {
+    await client.quit();
+  }
+}
+
+/** A BullMQ queue whose worker does nothing, on the same redis-server: the floor any BullMQ mode stands on. */
+async function bareBullMq(redis: TestRedis): Promise<ModeFigures> {
   const connection = { url: redis.url, maxRetriesPerRequest: null };
   const queue = new Queue("bench-noop", { connection });
   const events = new QueueEvents("bench-noop", { connection });
@@ -85,17 +96,23 @@ async function bareBullMq(): Promise<ModeFigures> {
     await worker.close();
     await events.close();
     await queue.close();
-    await redis.stop();
   }
 }
 
 /**
  * Zero-delay model: inline (embedded), BullMQ with one and two worker processes, and a bare BullMQ no-op queue for
- * reference. CPU is the gateway's plus the workers' (the stand-ins run in this process and are not counted; for the
- * bare queue it is this process's, producer and worker together).
+ * reference, all BullMQ ones on the same redis-server (emptied between modes). CPU is the gateway's plus the workers'
+ * (the stand-ins run in this process and are not counted; for the bare queue it is this process's, producer and
+ * worker together).
  */
 export async function throughputBenchmark(): Promise<BenchFigure[]> {
-  const modes = [await deploymentMode(0, "inline"), await deploymentMode(1, "BullMQ, 1 worker"), await deploymentMode(2, "BullMQ, 2 workers"), await bareBullMq()];
+  const redis = await startRedis();
+  let modes: ModeFigures[];
+  try {
+    modes = [await deploymentMode(0, "inline"), await deploymentMode(1, "BullMQ, 1 worker", redis), await deploymentMode(2, "BullMQ, 2 workers", redis), await bareBullMq(redis)];
+  } finally {
+    await redis.stop();
+  }
   const figures: BenchFigure[] = [];
   const inline = modes[0];
   for (const result of modes) {
