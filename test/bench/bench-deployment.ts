@@ -79,6 +79,8 @@ export async function startBenchDeployment(options: DeploymentOptions): Promise<
       HERMES_BASE_URL: llm.baseUrl,
       HERMES_MODEL: "scripted-model",
       HERMES_API_KEY: "bench-key",
+      // A free port: the default 8642 may be taken by a gateway that is really running on this machine.
+      HERMES_HTTP_PORT: "0",
       HERMES_ALLOWED_USERS: "telegram:*",
       HERMES_REFLECTION: "off",
       TELEGRAM_BOT_TOKEN: TOKEN,

@@ -74,6 +74,8 @@ async function idleFootprint(seededSessions: number): Promise<Footprint> {
     HERMES_BASE_URL: llm.baseUrl,
     HERMES_MODEL: "scripted-model",
     HERMES_API_KEY: "bench-key",
+    // A free port: the default 8642 may be taken by a gateway that is really running on this machine.
+    HERMES_HTTP_PORT: "0",
     HERMES_ALLOWED_USERS: "telegram:*,discord:*,slack:*",
     TELEGRAM_BOT_TOKEN: TELEGRAM_TOKEN,
     TELEGRAM_API_ROOT: telegram.apiRoot,
