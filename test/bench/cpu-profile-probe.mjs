@@ -1,6 +1,6 @@
 // Loaded into a benchmarked process with NODE_OPTIONS=--import (which refuses --cpu-prof itself): on SIGUSR2 it
 // starts sampling (so start-up and warm-up stay out), and on exit writes $BENCH_CPU_PROFILE_DIR/<pid>.cpuprofile,
-// for Chrome DevTools or test/bench/profile-summary.ts.
+// for Chrome DevTools or test/bench/profile-inline.ts.
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
 
