@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ftsMatchExpression, ftsTerms } from "./fts-query.js";
+import { ftsMatchExpression, ftsTerms, ownedMatchExpression, rankingTerms, searchOwnerToken } from "./fts-query.js";
 
 describe("ftsTerms", () => {
   it("quotes every word so FTS5 syntax becomes plain text", () => {
@@ -31,5 +31,20 @@ describe("ftsMatchExpression", () => {
   it("joins terms with AND or OR", () => {
     expect(ftsMatchExpression(['"a"', '"b"'], "all")).toBe('"a" AND "b"');
     expect(ftsMatchExpression(['"a"', '"b"'], "any")).toBe('"a" OR "b"');
+  });
+});
+
+describe("ownedMatchExpression", () => {
+  it("restricts the terms to the text column of one owner's rows", () => {
+    const owner = searchOwnerToken("telegram", "42");
+    expect(owner).toBe("74656C656772616DX3432");
+    expect(ownedMatchExpression(owner, ['"a"', '"b"'], "any")).toBe('owner : "74656C656772616DX3432" AND text : ("a" OR "b")');
+  });
+});
+
+describe("rankingTerms", () => {
+  it("leaves out English stop words in any case, keeping the rest in order", () => {
+    expect(rankingTerms(['"The"', '"lighthouse"', '"AND"', '"keeper"', '"theory"'])).toEqual(['"lighthouse"', '"keeper"', '"theory"']);
+    expect(rankingTerms(['"the"', '"with"'])).toEqual([]);
   });
 });

@@ -5,6 +5,16 @@ const WORD_CHARACTER = /[\p{L}\p{N}]/u;
 export type TermJoin = "all" | "any";
 
 /**
+ * Lucene's English stop words (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET). They stay in the query as filters but do not
+ * rank: bm25 looks up how many messages of the whole index hold each ranked term, which for a word in most messages
+ * means walking most of the index (tens of ms per million messages), and gives such a word next to no weight anyway.
+ */
+const STOP_WORDS: ReadonlySet<string> = new Set([
+  "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of", "on",
+  "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
+]);
+
+/**
  * Splits free text into FTS5 terms that cannot carry FTS5 syntax: each whitespace-separated word becomes a
  * double-quoted string (inner quotes doubled), so operators, column filters, NEAR groups and prefix stars typed by the
  * user are plain words. Words without a letter or digit would be empty phrases and are dropped.
@@ -23,4 +33,26 @@ export function ftsTerms(text: string): string[] {
 
 export function ftsMatchExpression(terms: readonly string[], join: TermJoin): string {
   return terms.join(join === "all" ? " AND " : " OR ");
+}
+
+/**
+ * The token migration 0008 indexes in the `owner` column for a session of this platform and user: the hex of each
+ * value's UTF-8 bytes (SQLite's hex()) around an `X`, one unicode61 token that no other (platform, user) pair shares.
+ */
+export function searchOwnerToken(platform: string, userId: string): string {
+  const hex = (value: string): string => Buffer.from(value, "utf8").toString("hex").toUpperCase();
+  return `${hex(platform)}X${hex(userId)}`;
+}
+
+/**
+ * The terms in the message text, among one owner's rows only: FTS5 intersects the owner's doclist with the terms'
+ * instead of yielding (and ranking) every user's matches.
+ */
+export function ownedMatchExpression(ownerToken: string, terms: readonly string[], join: TermJoin): string {
+  return `owner : "${ownerToken}" AND text : (${ftsMatchExpression(terms, join)})`;
+}
+
+/** The terms that rank results (see STOP_WORDS); the others only filter. */
+export function rankingTerms(terms: readonly string[]): string[] {
+  return terms.filter((term) => !STOP_WORDS.has(term.slice(1, -1).toLowerCase()));
 }

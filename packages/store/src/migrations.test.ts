@@ -38,6 +38,38 @@ async function createVersionOneDatabase(file: string): Promise<void> {
   await db.destroy();
 }
 
+/** A file as version 0007 left it: the global full-text index, filled by its triggers, for three users and a group. */
+async function createVersionSevenDatabase(file: string): Promise<void> {
+  const sqlite = new BetterSqlite3(file);
+  sqlite.pragma("journal_mode = WAL");
+  const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const result = await new Migrator({ db, provider: migrationProvider }).migrateTo("0007_user_daily_usage");
+  expect(result.error).toBeUndefined();
+  const insertSession = sqlite.prepare(
+    `INSERT INTO sessions (id, key, platform, chat_id, chat_type, user_id, status, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, 'ended', 1000, 1000)`,
+  );
+  const insertMessage = sqlite.prepare(
+    `INSERT INTO messages (session_id, seq, role, content, text, tokens, created_at) VALUES (?, ?, 'user', ?, ?, 4, 1000)`,
+  );
+  const sessions = [
+    ["alice-tg", "telegram", "alice", "dm"],
+    ["alice-dc", "discord", "alice", "dm"],
+    ["bob-tg", "telegram", "bob", "dm"],
+    ["group-tg", "telegram", null, "group"],
+  ] as const;
+  for (const [id, platform, userId, chatType] of sessions) {
+    insertSession.run(id, `agent:main:${platform}:${chatType}:${id}`, platform, id, chatType, userId);
+    for (const [seq, text] of [`lighthouse note of ${id}`, `second note of ${id}`].entries()) {
+      insertMessage.run(id, seq, JSON.stringify(userMessage(text)), text);
+    }
+  }
+  // A deleted message and an edited one, so the index being rebuilt has history.
+  sqlite.prepare("DELETE FROM messages WHERE session_id = 'bob-tg' AND seq = 1").run();
+  sqlite.prepare("UPDATE messages SET text = 'lighthouse keeper of alice-tg' WHERE session_id = 'alice-tg' AND seq = 1").run();
+  await db.destroy();
+}
+
 describe("migrations", () => {
   it("has a migration 1 that leaves later ones pending", () => {
     expect(migrationNames().length).toBeGreaterThan(1);
@@ -74,6 +106,34 @@ describe("migrations", () => {
     const raw = new BetterSqlite3(file, { readonly: true });
     try {
       expect(raw.prepare("SELECT name FROM kysely_migration ORDER BY name").pluck().all()).toEqual(migrationNames());
+    } finally {
+      raw.close();
+    }
+  });
+
+  it("rebuilds the full-text index of a version-7 database with owners, keeping search to one user's sessions", async () => {
+    const file = path.join(await fixtures.folder(), "state.db");
+    await createVersionSevenDatabase(file);
+
+    const store = await fixtures.open(file);
+
+    const search = async (platform: string, userId: string, text: string): Promise<Array<[string, number]>> =>
+      (await store.search({ platform, userId, text })).map((hit) => [hit.sessionId, hit.seq]);
+    expect(await search("telegram", "alice", "lighthouse")).toEqual(expect.arrayContaining([["alice-tg", 0], ["alice-tg", 1]]));
+    expect(await search("telegram", "alice", "lighthouse")).toHaveLength(2);
+    expect(await search("telegram", "alice", "keeper")).toEqual([["alice-tg", 1]]);
+    expect(await search("discord", "alice", "lighthouse")).toEqual([["alice-dc", 0]]);
+    expect(await search("telegram", "bob", "note")).toEqual([["bob-tg", 0]]);
+    expect(await search("telegram", "bob", "second")).toEqual([]);
+    // Messages written after the upgrade are indexed with their owner too.
+    await store.messages.append("bob-tg", [userMessage("a lighthouse for bob")]);
+    expect(await search("telegram", "bob", "lighthouse")).toEqual(expect.arrayContaining([["bob-tg", 0], ["bob-tg", 1]]));
+    expect(await search("telegram", "alice", "bob")).toEqual([]);
+
+    const raw = new BetterSqlite3(file);
+    try {
+      expect(() => raw.prepare("INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')").run()).not.toThrow();
+      expect(raw.prepare("SELECT count(*) FROM messages_fts").pluck().get()).toBe(8);
     } finally {
       raw.close();
     }

@@ -67,6 +67,27 @@ describe("search", () => {
     expect(partial.map((hit) => hit.seq).sort()).toEqual([0, 1]);
   });
 
+  it("requires stop words like any term, ranks by the other terms and marks them all in the snippet", async () => {
+    const { store } = await seeded();
+    const hits = await store.search({ ...alice, text: "the tomatoes" });
+    expect(hits.map((hit) => hit.seq)).toEqual([2]);
+    expect(hits[0]?.snippet).toBe("We decided on [tomatoes] near [the] south fence.");
+    // No message holds both words: any word will do, and a stop word alone no longer makes a message a match.
+    expect((await store.search({ ...alice, text: "the zucchini" })).map((hit) => hit.seq).sort()).toEqual([0, 1]);
+  });
+
+  it("lists the newest matches first when every term is a stop word", async () => {
+    const { store, aliceOld } = await seeded();
+    await store.messages.append(aliceOld, [userMessage("and the fence is done")]);
+    const hits = await store.search({ ...alice, text: "the" });
+    expect(hits.map((hit) => [hit.sessionId, hit.seq])).toEqual([
+      [aliceOld, 4],
+      [aliceOld, 2],
+    ]);
+    expect(hits[0]?.snippet).toBe("and [the] fence is done");
+    expect(await store.search({ ...alice, text: "the", excludeSessionId: aliceOld })).toEqual([]);
+  });
+
   it("respects the limit", async () => {
     const { store } = await seeded();
     expect(await store.search({ ...alice, text: "tomatoes", limit: 1 })).toHaveLength(1);

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { ftsMatchExpression, ftsTerms, type TermJoin } from "./fts-query.js";
+import { ftsTerms, ownedMatchExpression, rankingTerms, searchOwnerToken, type TermJoin } from "./fts-query.js";
 import type { StoreContext } from "./store-context.js";
 import type { SearchHit } from "./types.js";
 
@@ -21,27 +21,52 @@ const SNIPPET_TOKENS = 16;
 /**
  * Full-text search over one user's transcripts, best match first. Messages must contain every term; when none does,
  * any term will do, so a long question still finds the conversation that shared only some of its words.
+ *
+ * Only the user's rows are matched (the index's owner token, migration 0008) and the join to their sessions checks
+ * platform and user again, so the token is never the only thing between one user's history and another's. Stop
+ * words filter but do not rank (see rankingTerms); a query of stop words only lists the newest matches first. The
+ * snippet marks every term and is built for the returned rows only.
  */
 export function createSessionSearch(ctx: StoreContext): SearchSessions {
   const run = (query: SearchQuery, terms: readonly string[], join: TermJoin, limit: number): SearchHit[] => {
-    let builder = ctx.db
+    const owner = searchOwnerToken(query.platform, query.userId);
+    const matching = ownedMatchExpression(owner, terms, join);
+    const ranking = rankingTerms(terms);
+    const ranked = ranking.length > 0;
+    let page = ctx.db
       .selectFrom("messages_fts")
       .innerJoin("messages", "messages.id", "messages_fts.rowid")
       .innerJoin("sessions", "sessions.id", "messages.session_id")
       .select([
+        "messages.id as id",
         "messages.session_id as sessionId",
         "sessions.key as sessionKey",
         "sessions.title as title",
         "messages.seq as seq",
         "messages.role as role",
         "messages.created_at as createdAt",
-        sql<string>`snippet(messages_fts, 0, '[', ']', '…', ${sql.lit(SNIPPET_TOKENS)})`.as("snippet"),
+        (ranked ? sql<number>`messages_fts.rank` : sql<number>`0`).as("score"),
       ])
-      .where(sql<boolean>`messages_fts MATCH ${ftsMatchExpression(terms, join)}`)
+      .where(sql<boolean>`messages_fts MATCH ${ranked ? ownedMatchExpression(owner, ranking, join) : matching}`)
       .where("sessions.platform", "=", query.platform)
       .where("sessions.user_id", "=", query.userId);
-    if (query.excludeSessionId !== undefined) builder = builder.where("sessions.id", "!=", query.excludeSessionId);
-    const rows = ctx.exec.all(builder.orderBy(sql`messages_fts.rank`).orderBy("messages.id", "desc").limit(limit));
+    // The unary + keeps SQLite from handing the IN list to FTS5 as one rowid lookup (and one bm25 set-up) per row.
+    if (join === "all" && ranked && ranking.length < terms.length) {
+      page = page.where(sql<boolean>`+messages.id IN (SELECT rowid FROM messages_fts(${matching}))`);
+    }
+    if (query.excludeSessionId !== undefined) page = page.where("sessions.id", "!=", query.excludeSessionId);
+    page = ranked ? page.orderBy(sql`messages_fts.rank`).orderBy("messages.id", "desc") : page.orderBy("messages_fts.rowid", "desc");
+    const rows = ctx.exec.all(
+      ctx.db
+        .selectFrom(page.limit(limit).as("page"))
+        .select(["sessionId", "sessionKey", "title", "seq", "role", "createdAt"])
+        .select(
+          sql<string>`(SELECT snippet(messages_fts, 0, '[', ']', '…', ${sql.lit(SNIPPET_TOKENS)}) FROM messages_fts
+            WHERE messages_fts MATCH ${matching} AND messages_fts.rowid = page.id)`.as("snippet"),
+        )
+        .orderBy("score")
+        .orderBy("id", "desc"),
+    );
     return rows.map((row) => ({ ...row, title: row.title ?? undefined }));
   };
 

@@ -6,6 +6,7 @@ import { toolCheckpointsMigration } from "./0004-tool-checkpoints.js";
 import { runStepsMigration } from "./0005-run-steps.js";
 import { deliveryClaimsMigration } from "./0006-delivery-claims.js";
 import { userDailyUsageMigration } from "./0007-user-daily-usage.js";
+import { searchOwnerMigration } from "./0008-search-owner.js";
 
 /** Every schema version in order. Names sort in apply order; never rename or edit one that has shipped. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
@@ -16,6 +17,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ["0005_run_steps", runStepsMigration],
   ["0006_delivery_claims", deliveryClaimsMigration],
   ["0007_user_daily_usage", userDailyUsageMigration],
+  ["0008_search_owner", searchOwnerMigration],
 ];
 
 export function migrationNames(): string[] {
