@@ -111,6 +111,7 @@ export async function buildSearchCorpus(file: string, total: number, random: () 
   raw.pragma("journal_mode = OFF");
   raw.pragma("synchronous = OFF");
   raw.pragma("cache_size = -200000");
+  const insertTrigger = raw.prepare<[], string>("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'messages_fts_insert'").pluck().get();
   raw.exec("DROP TRIGGER messages_fts_insert");
   try {
     const perSession = Math.ceil(total / (USERS * SESSIONS_PER_USER));
@@ -134,9 +135,8 @@ export async function buildSearchCorpus(file: string, total: number, random: () 
       }
     }).immediate();
     raw.exec("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')");
-    raw.exec(`CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
-      INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
-    END`);
+    // The store's own trigger as its migrations left it, not a copy that could drift from it.
+    if (insertTrigger !== undefined) raw.exec(insertTrigger);
     raw.pragma("journal_mode = WAL");
   } finally {
     raw.close();
