@@ -50,6 +50,8 @@ export interface MessagesTable {
 export interface MessagesFtsTable {
   rowid: number;
   text: string;
+  /** The session's (platform, user id) as one token, null without a user (migration 0008; see searchOwnerToken). */
+  owner: string | null;
   /** The hidden column named like the table; the target of MATCH and the argument of snippet(). */
   messages_fts: string;
   rank: number;
