@@ -10,7 +10,7 @@ import { createJsonLogger } from "@hermes/agent";
 import {
   ALL_TOOL_NAMES,
   BUNDLED_HOOKS_DIR,
-  BullMqWorkerHost,
+  loadBullMq,
   DEFAULT_TOOL_NAMES,
   HookRegistry,
   RedisSessionLock,
@@ -42,6 +42,7 @@ const store = opened.ok ? opened.store : fail(`cannot open the store: ${opened.e
 const hooks = await HookRegistry.load({ bundledDir: BUNDLED_HOOKS_DIR, operatorDir: config.paths.hooks, stateFile: path.join(config.paths.hooks, "state.json"), logger });
 const built = await createAgentPool(config, { logger, store });
 const pool = built.ok ? built.pool : fail(built.issue.message);
+const { BullMqWorkerHost } = await loadBullMq();
 const lockConnection = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
 lockConnection.on("error", (error: Error) => logger.warn("redis connection error (session locks)", { error: error.message }));
 // Loaded but idle until told to go: a crash test's replacement worker is ready the moment the old one dies.

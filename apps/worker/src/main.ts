@@ -2,7 +2,7 @@ import path from "node:path";
 import { createAgentMetrics } from "@hermes/agent";
 import {
   BUNDLED_HOOKS_DIR,
-  BullMqWorkerHost,
+  loadBullMq,
   GatewayHttpServer,
   listenIssue,
   HookRegistry,
@@ -45,6 +45,7 @@ async function main(): Promise<number> {
   }
   const pool = built.pool;
   const budgetRefusals = createBudgetRefusalsMetric(metrics);
+  const { BullMqWorkerHost } = await loadBullMq();
   const lockConnection = new Redis(config.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false });
   // Without a listener ioredis reports connection errors as unhandled; they are logged and retried instead.
   lockConnection.on("error", (error: Error) => logger.warn("redis connection error (session locks)", { error: error.message }));

@@ -17,8 +17,9 @@ export {
   type WorkerHealth,
 } from "./types.js";
 export { InlineQueue, type InlineQueueOptions } from "./inline-queue.js";
-export { BullMqQueue, type BullMqQueueOptions } from "./bullmq-queue.js";
-export { BullMqWorkerHost, type BullMqWorkerHostOptions } from "./bullmq-worker-host.js";
+export type { BullMqQueue, BullMqQueueOptions } from "./bullmq-queue.js";
+export type { BullMqWorkerHost, BullMqWorkerHostOptions } from "./bullmq-worker-host.js";
+export { loadBullMq, type BullMqClasses } from "./load-bullmq.js";
 export {
   InMemorySessionLock,
   RedisSessionLock,

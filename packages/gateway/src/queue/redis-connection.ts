@@ -1,5 +1,6 @@
 import type { Logger } from "@hermes/agent";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { ioredis } from "./load-ioredis.js";
 
 export interface OpenRedisOptions {
   /** Why the connection exists, for logs and `CLIENT LIST`. */
@@ -15,6 +16,7 @@ export interface OpenRedisOptions {
 
 /** An ioredis connection whose errors are logged (ioredis otherwise prints unhandled error events itself). */
 export function openRedis(url: string, options: OpenRedisOptions, logger: Logger): Redis {
+  const { Redis } = ioredis();
   const redis = options.waitThroughOutages
     ? new Redis(url, { connectionName: options.name, maxRetriesPerRequest: null })
     : options.failFast

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { Logger } from "@hermes/agent";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { ioredis } from "../queue/load-ioredis.js";
 
 /** The Redis key naming the active gateway. */
 export const GATEWAY_LEASE_KEY = "hermes:gateway:active";
@@ -128,6 +129,7 @@ export class RedisGatewayLease implements GatewayLease {
  * (instead of queueing until Redis returns), so the gateway keeps deciding on time. An outage is logged once.
  */
 export function connectGatewayLease(redisUrl: string, logger: Logger, options: RedisGatewayLeaseOptions = {}): RedisGatewayLease {
+  const { Redis } = ioredis();
   const redis = new Redis(redisUrl, { connectionName: "hermes-gateway-lease", maxRetriesPerRequest: 1, commandTimeout: 2_000, connectTimeout: 2_000 });
   let down = false;
   redis.on("error", (error: unknown) => {

@@ -1,5 +1,6 @@
 import type { Logger } from "@hermes/agent";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { ioredis } from "../queue/load-ioredis.js";
 import { CHECK_TIMEOUT_MS, type CheckResult, type ReadinessCheck } from "./readiness.js";
 
 /**
@@ -15,6 +16,7 @@ export class RedisProbe {
 
   constructor(url: string, private readonly logger: Logger) {
     this.where = describeAddress(url);
+    const { Redis } = ioredis();
     this.redis = new Redis(url, {
       connectionName: "hermes-readiness",
       enableOfflineQueue: false,

@@ -5,8 +5,9 @@ import type { ConfigIssue } from "../config/errors.js";
 import type { GatewayConfig } from "../config/gateway-config.js";
 import type { HookPort } from "../core/ports.js";
 import { createRunProcessor } from "../core/run-processor.js";
-import { withDeadline } from "../queue/bullmq-queue.js";
-import { BullMqQueue, InlineQueue, InMemorySessionLock, type AgentRunQueue } from "../queue/index.js";
+import { InlineQueue } from "../queue/inline-queue.js";
+import { InMemorySessionLock } from "../queue/session-lock.js";
+import type { AgentRunQueue } from "../queue/types.js";
 import { InMemorySessionWaiters, wakingSessionLock } from "../queue/session-waiters.js";
 import { createWithSessionLock, type WithSessionLock } from "./command-session-lock.js";
 import { createBudgetRefusalsMetric } from "./gateway-metrics.js";
@@ -37,6 +38,8 @@ export async function createRunQueue(
   deps: { store: Store; hooks: HookPort; logger: Logger; metrics: MetricsRegistry },
 ): Promise<RunQueueSetup> {
   if (config.redisUrl) {
+    // Loaded only here: an embedded gateway never needs bullmq or ioredis in memory.
+    const { BullMqQueue, withDeadline } = await import("../queue/bullmq-queue.js");
     const producer = new BullMqQueue({ redisUrl: config.redisUrl, logger: deps.logger });
     try {
       await withDeadline(producer.ready(), REDIS_START_WAIT_MS, "answer at start-up");

@@ -1,9 +1,11 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { ioredis } from "../queue/load-ioredis.js";
 import { fail, ok, type ProbeResult } from "./probe-result.js";
 
 /** `PING` on REDIS_URL. Only host and port are ever shown: the URL may hold a password. */
 export async function probeRedis(url: string, options: { timeoutMs: number }): Promise<ProbeResult> {
   const target = hostAndPort(url);
+  const { Redis } = ioredis();
   const redis = new Redis(url, { lazyConnect: true, connectTimeout: options.timeoutMs, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
   let firstError: Error | undefined;
   redis.on("error", (error: Error) => (firstError ??= error));
