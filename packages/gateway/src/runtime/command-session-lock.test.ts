@@ -58,6 +58,14 @@ describe("createWithSessionLock (embedded)", () => {
     await expect(withSessionLock("s", async () => Promise.reject(new Error("store failed")))).rejects.toThrow("store failed");
     expect(locks.isHeld("s")).toBe(false);
   });
+
+  it("withdraws its wait when the lock cannot be asked (Redis unreachable), so nothing stays parked", async () => {
+    const waiters = new InMemorySessionWaiters();
+    const unreachable = { tryAcquire: async () => Promise.reject(new Error("redis unreachable")) };
+    const withSessionLock = createWithSessionLock({ lock: unreachable, waiters, scheduler: new ManualScheduler(), logger: silentLogger });
+    await expect(withSessionLock("s", async () => undefined)).rejects.toThrow("redis unreachable");
+    expect(waiters.count("s")).toBe(0);
+  });
 });
 
 describe("createWithSessionLock with Redis (a gateway beside BullMQ workers)", () => {

@@ -2,7 +2,7 @@ import type { Logger } from "@hermes/agent";
 import { guardLease } from "../core/session-lease-guard.js";
 import { timerScheduler, type Scheduler } from "../queue/scheduler.js";
 import type { InMemorySessionWaiters } from "../queue/session-waiters.js";
-import type { SessionLock } from "../queue/types.js";
+import type { SessionLease, SessionLock } from "../queue/types.js";
 
 /** What a command run under the session lock got: its result, or "a run is still writing this conversation". */
 export type SessionLockedResult<T> = { ok: true; value: T } | { ok: false; reason: "busy" };
@@ -43,7 +43,13 @@ export function createWithSessionLock(options: CommandSessionLockOptions): WithS
         const released = new Promise<true>((resolve) => {
           withdraw = options.waiters.park(sessionKey, () => resolve(true));
         });
-        const lease = await options.lock.tryAcquire(sessionKey, leaseMs);
+        let lease: SessionLease | undefined;
+        try {
+          lease = await options.lock.tryAcquire(sessionKey, leaseMs);
+        } catch (error) {
+          withdraw();
+          throw error;
+        }
         if (lease) {
           withdraw();
           cancelDeadline();
