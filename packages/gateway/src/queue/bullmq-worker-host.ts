@@ -171,16 +171,18 @@ export class BullMqWorkerHost {
   }
 
   /**
-   * Registered before parking and the lock looked at after: a release before the registration woke nobody, and one
-   * between registration and parking found the job not yet delayed, so in both cases the job promotes itself.
+   * Registered once delayed, then the lock looked at: a wake before the registration either left the lock free (the
+   * job promotes itself) or was followed by a new holder, whose release finds the job registered and delayed. (A
+   * registration before parking could be cleared by a wake that found the job not yet delayed, and a new holder's
+   * release would then miss it.)
    */
   private async park(job: Job<unknown, AgentRunJob>, sessionKey: string, token: string | undefined): Promise<void> {
     const jobId = job.id;
     if (jobId === undefined) throw new Error("a BullMQ job without an id cannot be parked");
-    await this.waiters.register(sessionKey, jobId);
     // A holder that died never wakes anyone, but its lock expires: looking again then keeps takeover within the lease.
     const lockLeft = (await this.waiters.lockExpiresInMs(sessionKey)) ?? 0;
     await job.moveToDelayed(this.now() + Math.min(this.parkedSafetyDelayMs, lockLeft + LOCK_EXPIRY_MARGIN_MS), token);
+    await this.waiters.register(sessionKey, jobId);
     if (!(await this.waiters.sessionLocked(sessionKey))) await promoteDelayed(this.promoter, [jobId]);
   }
 

@@ -147,6 +147,40 @@ describe("RedisSessionWaiters with BullMQ workers on a real redis-server", () =>
     expect(attempts).toEqual([7, 7]);
   });
 
+  it("a run whose waiter set was woken and cleared while it was parking (the session taken again) is woken by the next release", async () => {
+    const { queue, queueName } = await producer();
+    const connection = redis();
+    const waiters = new RedisSessionWaiters(connection, { promote: (jobIds) => queue.promote(jobIds) });
+    const gatewayLock = wakingSessionLock(new RedisSessionLock(connection), waiters, silentLogger);
+    // Held far past the test, so only a wake (not the lock's expiry or the safety delay) can start the parked run.
+    const holder = await gatewayLock.tryAcquire("s", 10 * 60_000);
+    expect(holder).toBeDefined();
+    const attempts: number[] = [];
+    const waker = redis();
+    const host = new BullMqWorkerHost({
+      redisUrl: server.url,
+      queueName,
+      processor: lockingProcessor(new RedisSessionLock(redis()), new Map(), attempts),
+      concurrency: 1,
+      parkedSafetyDelayMs: 10 * 60_000,
+      // Read while the run parks: a release and wake by one holder, the session taken by the next, land right here.
+      now: () => {
+        void waker.del(`${SESSION_WAITERS_PREFIX}s`);
+        return Date.now();
+      },
+    });
+    closers.push(() => host.close({ drainMs: 1_000 }));
+    await host.ready();
+    const settled = settledIds(queue, 1);
+    await queue.enqueue({ inboundId: 9, sessionKey: "s" });
+    while ((await connection.zcard(`bull:${queueName}:delayed`)) === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+
+    await holder?.release();
+    const notWoken = new Promise<"not woken">((resolve) => setTimeout(() => resolve("not woken"), 10_000).unref());
+    expect(await Promise.race([settled, notWoken])).toEqual([[9, "done"]]);
+    expect(attempts).toEqual([9, 9]);
+  }, 20_000);
+
   it("a parked run whose waker died runs after its safety delay", async () => {
     const { queue, queueName } = await producer();
     const connection = redis();
