@@ -1,12 +1,10 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { Logger } from "@hermes/agent";
-import { ROOT_CONTEXT, SpanKind, type Context } from "@opentelemetry/api";
-import { GATEWAY_SPAN_NAMES, gatewayTracer, markSpanFailed } from "../tracing/gateway-tracer.js";
-import { contextFromCarrier, storedTraceCarrier } from "../tracing/trace-carrier.js";
 import type { PlatformAdapter } from "../core/adapter.js";
 import { ChatLanes, chatLaneKey } from "./chat-lanes.js";
 import { deliveryRetryDelayMs, sendDelivery, type DeliveryAttempt, type DeliveryRules } from "./deliver-row.js";
+import { tracedDeliveryAttempt } from "./delivery-span.js";
 import type { DeliveryOutcome, DeliveryRecordLike, DeliveryStoreLike, FlushSummary, InboundTraceStoreLike } from "./delivery-types.js";
 import { UNPACED, type SendPacer } from "./pacer-types.js";
 
@@ -255,42 +253,8 @@ export class DeliveryService {
     }
   }
 
-  /**
-   * Each attempt is a span in the trace of the message it answers, read from the message's row: a reply goes out
-   * later, maybe after the run happened in another process or after a restart.
-   */
-  private async deliverTraced(delivery: DeliveryRecordLike, partsSent: number): Promise<DeliveryAttempt> {
-    const attributes = {
-      "messaging.system": delivery.platform,
-      "messaging.operation.type": "send",
-      "hermes.delivery.id": delivery.id,
-      "hermes.delivery.kind": delivery.kind,
-      "hermes.delivery.attempt": delivery.attempts + 1,
-      ...(partsSent > 0 ? { "hermes.delivery.parts_sent": partsSent } : {}),
-      ...(delivery.inboundId === undefined ? {} : { "hermes.inbound_id": delivery.inboundId }),
-    };
-    const parent = await this.traceOfInbound(delivery);
-    return gatewayTracer().startActiveSpan(GATEWAY_SPAN_NAMES.send(delivery.platform), { kind: SpanKind.PRODUCER, attributes }, parent, async (span) => {
-      try {
-        const attempt = await this.deliver(delivery, partsSent);
-        span.setAttribute("hermes.delivery.outcome", attempt);
-        if (attempt === "failed") markSpanFailed(span, "delivery_failed", "the platform did not take the reply");
-        return attempt;
-      } finally {
-        span.end();
-      }
-    });
-  }
-
-  private async traceOfInbound(delivery: DeliveryRecordLike): Promise<Context> {
-    if (delivery.inboundId === undefined || this.options.inbound === undefined) return ROOT_CONTEXT;
-    try {
-      return contextFromCarrier(storedTraceCarrier((await this.options.inbound.get(delivery.inboundId))?.traceContext));
-    } catch (error) {
-      // Tracing is never a reason not to deliver.
-      this.options.logger.warn("could not read the trace context of a reply's message", { deliveryId: delivery.id, inboundId: delivery.inboundId, error });
-      return ROOT_CONTEXT;
-    }
+  private deliverTraced(delivery: DeliveryRecordLike, partsSent: number): Promise<DeliveryAttempt> {
+    return tracedDeliveryAttempt(delivery, partsSent, this.options, () => this.deliver(delivery, partsSent));
   }
 
   private async deliver(delivery: DeliveryRecordLike, partsSent: number): Promise<DeliveryAttempt> {
