@@ -8,7 +8,7 @@ import { InMemorySessionLock } from "../queue/session-lock.js";
 import { InMemorySessionWaiters } from "../queue/session-waiters.js";
 import { createWithSessionLock } from "../runtime/command-session-lock.js";
 import { parseCommand, type ParsedCommand } from "./command.js";
-import type { InboundMessage } from "./inbound.js";
+import { missingIdentity, type InboundMessage } from "./inbound.js";
 import { IntakeLimiter, type IntakeLimitOptions, type IntakeRefusal } from "./intake-limits.js";
 import { isAddressed } from "./mention-gate.js";
 import type { DeliveryPort, GatewayStore, HookPort, RunQueuePort, TypingPort } from "./ports.js";
@@ -293,13 +293,4 @@ export class Gateway {
   private eventBase(message: InboundMessage, key: string): { timestamp: number; sessionKey: string; platform: string; chatId: string; userId: string } {
     return { timestamp: this.now(), sessionKey: key, platform: message.platform, chatId: message.chat.id, userId: message.user.id };
   }
-}
-
-/** The first identifying field a message lacks (empty or not a string), if any. */
-function missingIdentity(message: InboundMessage): "messageId" | "chat.id" | "user.id" | undefined {
-  const blank = (value: unknown): boolean => typeof value !== "string" || value.trim() === "";
-  if (blank(message.messageId)) return "messageId";
-  if (blank(message.chat.id)) return "chat.id";
-  if (blank(message.user.id)) return "user.id";
-  return undefined;
 }

@@ -35,3 +35,12 @@ export interface InboundMessage {
   /** Platform message id to reply to, when it differs from `messageId` (Telegram's message_id vs update_id). */
   replyToId?: string;
 }
+
+/** The first identifying field a message lacks (empty or not a string), if any. */
+export function missingIdentity(message: InboundMessage): "messageId" | "chat.id" | "user.id" | undefined {
+  const blank = (value: unknown): boolean => typeof value !== "string" || value.trim() === "";
+  if (blank(message.messageId)) return "messageId";
+  if (blank(message.chat.id)) return "chat.id";
+  if (blank(message.user.id)) return "user.id";
+  return undefined;
+}
