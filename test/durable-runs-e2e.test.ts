@@ -8,6 +8,7 @@ import { startApp, type AppProcess } from "./support/app-process.js";
 import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
 import { startRedis, type TestRedis } from "./support/redis-server.js";
 import { runCli } from "./support/run-cli.js";
+import { waitUntil } from "./support/wait-until.js";
 
 // The side effect whose count the tests check: one line appended to a file in the workspace per terminal run.
 const APPEND = { name: "terminal", arguments: { command: "echo ran >> effect.txt" } };
@@ -21,11 +22,6 @@ const rewordingModel = (answer: string) => (request: RecordedRequest): ScriptedR
   toolResultsOf(request).length > 0
     ? { kind: "text", text: answer }
     : { kind: "tools", calls: [{ name: "terminal", arguments: { command: "echo 'ran' >> ./effect.txt" } }] };
-
-async function waitUntil(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 800 && !done(); i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
-  if (!done()) throw new Error(`timed out waiting for ${what}`);
-}
 
 /** Tool results the model was sent in a request, as [tool_call_id, content]. */
 function toolResultsOf(request: { messages: unknown[] } | undefined): Array<[string, string]> {

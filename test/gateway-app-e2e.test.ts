@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startLlmServer, type LlmServer } from "./fakes/llm-server.js";
 import { ADA, startFakeTelegram, type FakeTelegram } from "./fakes/telegram/index.js";
 import { startApp, type AppProcess } from "./support/app-process.js";
+import { waitUntil } from "./support/wait-until.js";
 
 const TOKEN = "123456:APP-e2e-token";
 let llm: LlmServer;
@@ -26,14 +27,6 @@ afterEach(async () => {
   await llm.close();
   await rm(home, { recursive: true, force: true });
 });
-
-async function waitUntil(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe("npm start (the gateway process)", () => {
   it("answers on Telegram, serves /healthz and /metrics, and stops gracefully on a doubled SIGTERM", async () => {

@@ -7,9 +7,10 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startLlmServer, type LlmServer } from "./fakes/llm-server.js";
 import { ADA, startFakeTelegram, type FakeTelegram } from "./fakes/telegram/index.js";
-import { startApp, type AppProcess } from "./support/app-process.js";
+import { httpUrl, startApp, type AppProcess } from "./support/app-process.js";
 import { startRedis, type TestRedis } from "./support/redis-server.js";
 import { runCli } from "./support/run-cli.js";
+import { waitUntil } from "./support/wait-until.js";
 
 const TOKEN = "123456:FAILOVER-e2e-token";
 let llm: LlmServer;
@@ -52,20 +53,6 @@ function start(name: "gateway" | "worker", env: Record<string, string>): AppProc
   const app = startApp(name, env);
   apps.push(app);
   return app;
-}
-
-async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !(await check()); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-function httpUrl(app: AppProcess): string {
-  const line = app.stderr().split("\n").find((logged) => logged.includes('"msg":"gateway started"'));
-  const url = line === undefined ? undefined : /"http":"(http:\/\/[^"]+)"/.exec(line)?.[1];
-  if (url === undefined) throw new Error(`no HTTP address in the log: ${app.stderr().slice(-2000)}`);
-  return url;
 }
 
 /** The value of one series in a gateway's /metrics. */

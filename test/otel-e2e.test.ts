@@ -7,6 +7,7 @@ import { startOtlpCollector, type CollectedSpan, type OtlpCollector } from "./fa
 import { ADA, startFakeTelegram, type FakeTelegram } from "./fakes/telegram/index.js";
 import { startApp, type AppProcess } from "./support/app-process.js";
 import { startRedis, type TestRedis } from "./support/redis-server.js";
+import { waitUntil } from "./support/wait-until.js";
 
 // Processes under test run the compiled dist/: `npm run build` first (npm test does it in pretest).
 const TOKEN = "123456:OTEL-e2e-token";
@@ -65,14 +66,6 @@ function gateway(extra: Record<string, string> = {}): AppProcess {
   }));
   apps.push(app);
   return app;
-}
-
-async function waitUntil(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /** One conversation: a tool call, then the final answer, delivered to Telegram. */

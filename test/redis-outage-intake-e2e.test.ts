@@ -6,8 +6,9 @@ import { startLlmServer, type LlmServer } from "./fakes/llm-server.js";
 import { startFakeSlack, type FakeSlack } from "./fakes/slack/fake-slack.js";
 import { directMessage, eventCallback, nextSlackTs, postSlackEvent } from "./fakes/slack/slack-events.js";
 import { ADA, startFakeTelegram, type FakeTelegram } from "./fakes/telegram/index.js";
-import { startApp, type AppProcess } from "./support/app-process.js";
+import { httpUrl, startApp, type AppProcess } from "./support/app-process.js";
 import { startRedis, startRedisOnPort, type TestRedis } from "./support/redis-server.js";
+import { waitUntil } from "./support/wait-until.js";
 
 const TOKEN = "123456:OUTAGE-e2e-token";
 const SIGNING_SECRET = "outage-e2e-signing-secret";
@@ -61,20 +62,6 @@ function start(name: "gateway" | "worker"): AppProcess {
   const app = startApp(name, env());
   apps.push(app);
   return app;
-}
-
-async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 45_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !(await check()); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-function httpUrl(app: AppProcess): string {
-  const line = app.stderr().split("\n").find((logged) => logged.includes('"msg":"gateway started"'));
-  const url = line === undefined ? undefined : /"http":"(http:\/\/[^"]+)"/.exec(line)?.[1];
-  if (url === undefined) throw new Error(`no HTTP address in the log: ${app.stderr().slice(-2000)}`);
-  return url;
 }
 
 interface Readiness {

@@ -11,6 +11,7 @@ import { postSlackEvent, type DeliveryOptions } from "../fakes/slack/slack-event
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram/index.js";
 import { startGatewayHarness, type GatewayHarness } from "../support/gateway-harness.js";
 import { recordingLogger, type RecordingLogger } from "../support/recording-logger.js";
+export { waitUntil } from "../support/wait-until.js";
 
 /**
  * The real gateway pipeline with one real platform client (grammY, Bolt, discord.js) against its stand-in, and a
@@ -146,11 +147,3 @@ export function lastUserText(request: { messages: unknown[] } | undefined): stri
   return typeof content === "string" ? content : JSON.stringify(content);
 }
 
-/** Polls `condition` every 10 ms for up to `ms`; throws naming `what` when it never held. */
-export async function waitUntil(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
-  for (const deadline = Date.now() + ms; Date.now() < deadline; ) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}

@@ -47,3 +47,11 @@ export function startApp(name: "gateway" | "worker", env: Record<string, string>
       }),
   };
 }
+
+/** The HTTP address a gateway process logged in its "gateway started" line. */
+export function httpUrl(app: AppProcess): string {
+  const line = app.stderr().split("\n").find((logged) => logged.includes('"msg":"gateway started"'));
+  const url = line === undefined ? undefined : /"http":"(http:\/\/[^"]+)"/.exec(line)?.[1];
+  if (url === undefined) throw new Error(`no HTTP address in the log: ${app.stderr().slice(-2000)}`);
+  return url;
+}

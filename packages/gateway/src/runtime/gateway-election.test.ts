@@ -4,6 +4,7 @@ import { startRedis, startRedisOnPort, type TestRedis } from "../../../../test/s
 import { capturingLogger, type LogEntry } from "../outbound/testing.js";
 import { alwaysActive, leaseElection, type ActiveDuty, type GatewayElection } from "./gateway-election.js";
 import { connectGatewayLease, GATEWAY_LEASE_KEY, type RedisGatewayLease } from "./gateway-lease.js";
+import { waitUntil as until } from "../../../../test/support/wait-until.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -43,13 +44,6 @@ function contender(server: TestRedis, pid: number, ttlMs = 400, takeUp: () => Pr
     await election.release();
   });
   return { election, lease, duties, logs: entries };
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !check(); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe("leaseElection on a real redis-server", () => {

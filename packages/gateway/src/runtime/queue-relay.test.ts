@@ -4,6 +4,7 @@ import { Queue } from "bullmq";
 import { startRedis, startRedisOnPort, type TestRedis } from "../../../../test/support/redis-server.js";
 import { BullMqQueue } from "../queue/bullmq-queue.js";
 import { QueueRelay } from "./queue-relay.js";
+import { waitUntil as until } from "../../../../test/support/wait-until.js";
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -26,14 +27,6 @@ async function portOfStoppedRedis(): Promise<number> {
   const redis = await startRedis();
   await redis.stop();
   return redis.port;
-}
-
-async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 1_000; i += 1) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`gave up waiting: ${what}`);
 }
 
 function relayOn(port: number, lines: Parameters<typeof recordingLogger>[0], queueName: string): QueueRelay {
