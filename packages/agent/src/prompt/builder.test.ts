@@ -147,6 +147,9 @@ describe("SystemPromptBuilder", () => {
     const file = path.join(dir, "HERMES.md");
     // The invisible character makes every load log a warning, which counts the loads.
     await fs.writeFile(file, "Rule\u200B one.");
+    // Last changed a minute ago: its stamp is settled, so unchanged stamps are trusted.
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    await fs.utimes(file, aMinuteAgo, aMinuteAgo);
     const prompts = builder();
     const first = await prompts.build({ tools });
     await prompts.build({ tools });
@@ -165,6 +168,22 @@ describe("SystemPromptBuilder", () => {
     expect(edited.changed).toBe(true);
     expect(edited.prompt).toContain("Rule two.");
     expect(edited.prompt).not.toContain("Rule one.");
+  });
+
+  it("notices an edit that leaves size and modification time as they were, made right after the last read", async () => {
+    const file = path.join(dir, "AGENTS.md");
+    const stamp = new Date();
+    await fs.writeFile(file, "Use npm.");
+    await fs.utimes(file, stamp, stamp);
+    const prompts = builder();
+    expect((await prompts.build({ tools })).prompt).toContain("Use npm.");
+    // Same size, same mtime: what a second edit within one file-system clock tick looks like.
+    await fs.writeFile(file, "Use bun.");
+    await fs.utimes(file, stamp, stamp);
+    const edited = await prompts.build({ tools });
+    expect(edited.changed).toBe(true);
+    expect(edited.prompt).toContain("Use bun.");
+    expect(edited.prompt).not.toContain("Use npm.");
   });
 
   it("notices a context file appearing, a higher-priority one appearing, and files disappearing", async () => {

@@ -171,7 +171,8 @@ export class SystemPromptBuilder {
             logger: this.logger,
             maxChars: this.options.contextMaxChars,
           });
-    this.contextStampKey = key;
+    // A file that changed just now may change again without its stamp changing: it is read again next time.
+    this.contextStampKey = stamp === null || stamp.settled ? key : undefined;
     return this.contextFile;
   }
 }

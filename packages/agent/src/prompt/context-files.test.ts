@@ -183,6 +183,20 @@ describe("stampContextFile", () => {
     expect((await stampContextFile(dir))?.name).toBe("AGENTS.md");
   });
 
+  it("is settled only once the file has not changed for a while", async () => {
+    const file = path.join(dir, "HERMES.md");
+    await fs.writeFile(file, "rules");
+    expect((await stampContextFile(dir))?.settled).toBe(false);
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    await fs.utimes(file, aMinuteAgo, aMinuteAgo);
+    expect((await stampContextFile(dir))?.settled).toBe(true);
+  });
+
+  it("skips a name whose parent is a file, like a missing one", async () => {
+    await fs.writeFile(path.join(dir, "plain"), "not a folder");
+    expect(await stampContextFile(path.join(dir, "plain"))).toBeNull();
+  });
+
   it("tracks the target of a symlink", async () => {
     await fs.writeFile(path.join(dir, "real.md"), "one");
     await fs.symlink("real.md", path.join(dir, "AGENTS.md"));

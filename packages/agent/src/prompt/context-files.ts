@@ -1,4 +1,4 @@
-import { constants as fsConstants } from "node:fs";
+import { constants as fsConstants, lstatSync, statSync, type Stats } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import type { Logger } from "../observability/logger.js";
@@ -35,35 +35,52 @@ export interface ContextFileStamp {
   name: string;
   path: string;
   key: string;
+  /**
+   * False while the file changed too recently for its stamp to be trusted: file systems keep modification times
+   * coarsely (a clock tick on Linux, up to 2 s elsewhere), so an edit of the same size in the same tick leaves the
+   * stamp as it was. What was read from such a file is read again next time.
+   */
+  settled: boolean;
 }
+
+/** How long after a file's last change its stamp is trusted to change with the next edit. */
+export const UNSETTLED_STAMP_MS = 2_000;
 
 /**
  * Finds the highest-priority context file name present in `dir` (any kind of entry counts, so the loader and
  * the stamp always agree on the name) and describes it without reading it. One lstat per candidate up to the
- * first present one, plus a stat when that one is a symlink.
+ * first present one, plus a stat when that one is a symlink. Synchronous on purpose: this runs before every
+ * model call, the names are usually all missing, and four asynchronous lstats cost four thread-pool round trips
+ * and four error objects on the reply's path, where these take microseconds.
  */
-export async function stampContextFile(dir: string): Promise<ContextFileStamp | null> {
+export async function stampContextFile(dir: string, now: () => number = Date.now): Promise<ContextFileStamp | null> {
   for (const name of CONTEXT_FILE_NAMES) {
     const filePath = path.join(dir, name);
-    let entry: Awaited<ReturnType<typeof fs.lstat>>;
-    try {
-      entry = await fs.lstat(filePath);
-    } catch (error) {
-      if (isMissing(error)) continue;
-      return { name, path: filePath, key: `error:${errorCode(error)}` };
-    }
+    const entry = statWithoutThrowing(filePath, lstatSync);
+    if (entry === "missing") continue;
+    if (typeof entry === "string") return { name, path: filePath, key: `error:${entry}`, settled: true };
     let key = `${entry.isSymbolicLink() ? "link" : "entry"}:${entry.mtimeMs}:${entry.size}`;
+    let changedMs = entry.mtimeMs;
     if (entry.isSymbolicLink()) {
-      try {
-        const target = await fs.stat(filePath);
+      const target = statWithoutThrowing(filePath, statSync);
+      if (typeof target === "string") key += `:${target}`;
+      else {
         key += `:${target.mtimeMs}:${target.size}`;
-      } catch (error) {
-        key += `:${errorCode(error)}`;
+        changedMs = Math.max(changedMs, target.mtimeMs);
       }
     }
-    return { name, path: filePath, key };
+    return { name, path: filePath, key, settled: now() - changedMs > UNSETTLED_STAMP_MS };
   }
   return null;
+}
+
+/** The entry's stats, "missing" when there is none, or the error code when it cannot be looked at. */
+function statWithoutThrowing(filePath: string, stat: (file: string, options: { throwIfNoEntry: false }) => Stats | undefined): Stats | string {
+  try {
+    return stat(filePath, { throwIfNoEntry: false }) ?? "missing";
+  } catch (error) {
+    return isMissing(error) ? "missing" : errorCode(error);
+  }
 }
 
 /**
