@@ -79,6 +79,17 @@ describe("waiting for another connection's write lock", () => {
     expect(await store.sessions.get(session.id)).toMatchObject({ key: session.key });
   });
 
+  it("answers what needs no write while another connection holds the write lock: an existing session, nothing to claim", async () => {
+    const { store, file } = await fixtures.openNew({ busyTimeoutMs: 0 });
+    const { session } = await store.sessions.getOrCreateActive(dmSession("u1"));
+    const other = lockedBySecondConnection(file);
+
+    expect(await store.sessions.getOrCreateActive(dmSession("u1"))).toEqual({ session, created: false });
+    expect(await store.inbound.claimNext(session.key)).toBeUndefined();
+    await expect(store.sessions.getOrCreateActive(dmSession("u2"))).rejects.toSatisfy(isBusyError);
+    other.prepare("ROLLBACK").run();
+  });
+
   it("gives up with SQLITE_BUSY once busyTimeoutMs has passed", async () => {
     const { store, file } = await fixtures.openNew({ busyTimeoutMs: 200 });
     lockedBySecondConnection(file);

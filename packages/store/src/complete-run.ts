@@ -1,10 +1,11 @@
 import type { Message } from "@mariozechner/pi-ai";
-import { insertDelivery } from "./deliveries.js";
+import { addDelivery } from "./deliveries.js";
 import { appendMessages } from "./messages.js";
+import { preparedQuery, type Param } from "./prepared-query.js";
 import { sessionStatements } from "./sessions.js";
 import type { StoreContext } from "./store-context.js";
 import { clearToolCheckpoints } from "./tool-checkpoints.js";
-import type { NewDelivery } from "./types.js";
+import type { InboundStatus, NewDelivery } from "./types.js";
 import { addDailyUsage, addUsage, type RunUsage, type UsageOwner } from "./usage.js";
 
 export interface CompleteRunInput {
@@ -40,32 +41,44 @@ export type CompleteRun = (input: CompleteRunInput) => Promise<CompleteRunResult
  */
 export function createCompleteRun(ctx: StoreContext): CompleteRun {
   const { db, exec } = ctx;
+  /** Why a run cannot be finished (the inbound is gone or no longer open), or undefined while it is open. */
+  const notOpen = (inboundId: number): CompleteRunResult | undefined => {
+    const inbound = exec.first(statusOf(db, { id: inboundId }));
+    if (inbound === undefined) return { ok: false, reason: "not_found" };
+    if (inbound.status !== "running" && inbound.status !== "queued") return { ok: false, reason: "already_finished" };
+    return undefined;
+  };
+  const sessions = sessionStatements(ctx);
   return async (input) =>
     exec.write((): CompleteRunResult => {
-      const inbound = exec.first(db.selectFrom("inbound").select("status").where("id", "=", input.inboundId));
-      if (inbound === undefined) return { ok: false, reason: "not_found" };
-      if (inbound.status !== "running" && inbound.status !== "queued") return { ok: false, reason: "already_finished" };
-
-      let sessionId = input.sessionId;
       if (input.compacted) {
-        const sessions = sessionStatements(ctx);
         const parent = sessions.selectById(input.sessionId);
-        if (parent === undefined || parent.status !== "active") return { ok: false, reason: "session_changed" };
-        sessionId = sessions.startChild(parent.id).id;
+        if (parent === undefined || parent.status !== "active") return notOpen(input.inboundId) ?? { ok: false, reason: "session_changed" };
       }
+      // Closing the inbound comes first and only takes an open one: the write that makes a second finish of the same
+      // run change nothing, without a read before it. Nothing was written when it changes no row.
+      const closed = exec.run(close(db, { id: input.inboundId, status: input.status ?? "answered", now: ctx.now() }));
+      if (closed.changes === 0) {
+        const reason = notOpen(input.inboundId);
+        if (reason === undefined) throw new Error(`inbound ${input.inboundId} is open but could not be closed`);
+        return reason;
+      }
+
+      const sessionId = input.compacted ? sessions.startChild(input.sessionId).id : input.sessionId;
       appendMessages(ctx, sessionId, input.messages);
       if (input.usage !== undefined) addUsage(ctx, sessionId, input.usage);
       if (input.usage !== undefined && input.usageOwner !== undefined) addDailyUsage(ctx, input.usageOwner, input.usage);
       for (const delivery of input.deliveries) {
-        insertDelivery(ctx, { ...delivery, inboundId: delivery.inboundId ?? input.inboundId });
+        addDelivery(ctx, { ...delivery, inboundId: delivery.inboundId ?? input.inboundId });
       }
       clearToolCheckpoints(ctx, input.inboundId);
-      exec.run(
-        db
-          .updateTable("inbound")
-          .set({ status: input.status ?? "answered", updated_at: ctx.now() })
-          .where("id", "=", input.inboundId),
-      );
       return { ok: true, sessionId };
     });
 }
+
+const OPEN_STATUSES: InboundStatus[] = ["running", "queued"];
+
+const statusOf = preparedQuery((db, p: Param<{ id: number }>) => db.selectFrom("inbound").select("status").where("id", "=", p("id")));
+const close = preparedQuery((db, p: Param<{ id: number; status: InboundStatus; now: number }>) =>
+  db.updateTable("inbound").set({ status: p("status"), updated_at: p("now") }).where("id", "=", p("id")).where("status", "in", OPEN_STATUSES),
+);

@@ -1,5 +1,6 @@
-import { sql, type Selectable, type UpdateObject } from "kysely";
+import { sql, type Kysely, type Selectable } from "kysely";
 import type { Database, DeliveriesTable } from "./database.js";
+import { preparedListQuery, preparedQuery, type Param } from "./prepared-query.js";
 import type { StoreContext } from "./store-context.js";
 import type { DeliveryRecord, DeliveryStatus, NewDelivery } from "./types.js";
 
@@ -68,8 +69,7 @@ const NO_CLAIM = { claim_owner: null, claim_expires_at: null } as const;
 export function createDeliveryRepository(ctx: StoreContext): DeliveryRepository {
   const { db, exec } = ctx;
   /** An update of a row `owner` holds and that is still pending; true when it changed the row. */
-  const updateHeld = (id: number, owner: string, values: UpdateObject<Database, "deliveries">): boolean =>
-    exec.run(db.updateTable("deliveries").set(values).where("id", "=", id).where("claim_owner", "=", owner).where("status", "=", "pending")).changes > 0;
+  const changed = (result: { changes: number }): boolean => result.changes > 0;
 
   return {
     async enqueue(delivery) {
@@ -77,7 +77,7 @@ export function createDeliveryRepository(ctx: StoreContext): DeliveryRepository 
     },
 
     async get(id) {
-      const row = exec.first(db.selectFrom("deliveries").selectAll().where("id", "=", id));
+      const row = exec.first(byId(db, { id }));
       return row === undefined ? undefined : toDeliveryRecord(row);
     },
 
@@ -117,58 +117,41 @@ export function createDeliveryRepository(ctx: StoreContext): DeliveryRepository 
     async claim({ owner, platforms, limit, leaseMs }) {
       const take = Math.floor(limit);
       if (platforms.length === 0 || !(take > 0)) return [];
-      return exec.write(() => {
-        const now = ctx.now();
-        const chatHeads = db
-          .selectFrom("deliveries")
-          .select((eb) => eb.fn.min<number>("id").as("id"))
-          .where("status", "=", "pending")
-          .where("platform", "in", [...platforms])
-          .groupBy(["platform", "chat_id"]);
-        const claimable = db
-          .selectFrom("deliveries")
-          .select("id")
-          .where("id", "in", chatHeads)
-          .where((eb) => eb.or([eb("next_attempt_at", "is", null), eb("next_attempt_at", "<=", now)]))
-          .where((eb) => eb.or([eb("claim_owner", "is", null), eb("claim_expires_at", "<=", now)]))
-          .orderBy("id")
-          .limit(take);
-        const rows = exec.all(
-          db
-            .updateTable("deliveries")
-            .set({ claim_owner: owner, claim_expires_at: now + Math.max(0, leaseMs) })
-            .where("id", "in", claimable)
-            .returningAll(),
-        );
-        return rows.map(toDeliveryRecord).sort((a, b) => a.id - b.id);
-      });
+      const now = ctx.now();
+      // One UPDATE, atomic on its own (its subquery reads under the same write lock), so no transaction around it.
+      const rows = exec.all(claimDue(db, { owner, now, expiresAt: now + Math.max(0, leaseMs), limit: take }, platforms));
+      return rows.map(toDeliveryRecord).sort((a, b) => a.id - b.id);
     },
 
     async renewClaim(id, owner, leaseMs) {
-      return updateHeld(id, owner, { claim_expires_at: ctx.now() + Math.max(0, leaseMs) });
+      return changed(exec.run(renewHeld(db, { id, owner, expiresAt: ctx.now() + Math.max(0, leaseMs) })));
     },
 
     async markPartSent(id, owner, partsSent) {
-      return updateHeld(id, owner, { parts_sent: Math.max(0, Math.floor(partsSent)), updated_at: ctx.now() });
+      return changed(exec.run(partSentHeld(db, { id, owner, partsSent: Math.max(0, Math.floor(partsSent)), now: ctx.now() })));
     },
 
     async markSent(id, owner) {
-      return updateHeld(id, owner, { status: "sent", updated_at: ctx.now(), ...NO_CLAIM });
+      return changed(exec.run(sentHeld(db, { id, owner, now: ctx.now() })));
     },
 
     async recordFailure(id, owner, error, failure) {
-      return updateHeld(id, owner, {
-        attempts: sql<number>`attempts + 1`,
-        last_error: error,
-        status: failure.final ? "failed" : "pending",
-        next_attempt_at: failure.final ? null : (failure.retryAt ?? null),
-        updated_at: ctx.now(),
-        ...NO_CLAIM,
-      });
+      return changed(
+        exec.run(
+          failedHeld(db, {
+            id,
+            owner,
+            error,
+            status: failure.final ? "failed" : "pending",
+            nextAttemptAt: failure.final ? null : (failure.retryAt ?? null),
+            now: ctx.now(),
+          }),
+        ),
+      );
     },
 
     async defer(id, owner, until) {
-      return updateHeld(id, owner, { next_attempt_at: until, updated_at: ctx.now(), ...NO_CLAIM });
+      return changed(exec.run(deferHeld(db, { id, owner, until, now: ctx.now() })));
     },
 
     async releaseClaims(owner) {
@@ -190,46 +173,129 @@ export function createDeliveryRepository(ctx: StoreContext): DeliveryRepository 
 
     async nextAttemptAt(platforms) {
       if (platforms.length === 0) return undefined;
-      const row = exec.first(
-        db
-          .selectFrom("deliveries")
-          .select((eb) => eb.fn.min<number>("next_attempt_at").as("at"))
-          .where("status", "=", "pending")
-          .where("platform", "in", [...platforms])
-          .where("next_attempt_at", ">", ctx.now()),
-      );
-      return row?.at ?? undefined;
+      return exec.first(nextDue(db, { now: ctx.now() }, platforms))?.at ?? undefined;
     },
   };
 }
 
+/** Enqueues a delivery and returns it as stored. */
 export function insertDelivery(ctx: StoreContext, delivery: NewDelivery): DeliveryRecord {
-  const now = ctx.now();
-  const row = ctx.exec.first(
-    ctx.db
-      .insertInto("deliveries")
-      .values({
-        inbound_id: delivery.inboundId ?? null,
-        session_key: delivery.sessionKey ?? null,
-        platform: delivery.platform,
-        chat_id: delivery.chatId,
-        thread_id: delivery.threadId ?? null,
-        reply_to_message_id: delivery.replyToMessageId ?? null,
-        text: delivery.text,
-        kind: delivery.kind,
-        status: "pending",
-        attempts: 0,
-        created_at: now,
-        updated_at: now,
-        claim_owner: null,
-        claim_expires_at: null,
-        next_attempt_at: null,
-      })
-      .returningAll(),
-  );
+  const row = ctx.exec.first(insertReturning(ctx.db, insertValues(ctx, delivery)));
   if (row === undefined) throw new Error("delivery insert returned no row");
   return toDeliveryRecord(row);
 }
+
+/** Enqueues a delivery whose stored form nobody needs (a finished run's reply). */
+export function addDelivery(ctx: StoreContext, delivery: NewDelivery): void {
+  ctx.exec.run(insert(ctx.db, insertValues(ctx, delivery)));
+}
+
+interface DeliveryValues {
+  inboundId: number | null;
+  sessionKey: string | null;
+  platform: string;
+  chatId: string;
+  threadId: string | null;
+  replyToMessageId: string | null;
+  text: string;
+  kind: string;
+  now: number;
+}
+
+function insertValues(ctx: StoreContext, delivery: NewDelivery): DeliveryValues {
+  return {
+    inboundId: delivery.inboundId ?? null,
+    sessionKey: delivery.sessionKey ?? null,
+    platform: delivery.platform,
+    chatId: delivery.chatId,
+    threadId: delivery.threadId ?? null,
+    replyToMessageId: delivery.replyToMessageId ?? null,
+    text: delivery.text,
+    kind: delivery.kind,
+    now: ctx.now(),
+  };
+}
+
+// Every reply is enqueued, claimed and marked sent through these (prepared-query.ts).
+const buildInsert = (db: Kysely<Database>, p: Param<DeliveryValues>) =>
+  db.insertInto("deliveries").values({
+    inbound_id: p("inboundId"),
+    session_key: p("sessionKey"),
+    platform: p("platform"),
+    chat_id: p("chatId"),
+    thread_id: p("threadId"),
+    reply_to_message_id: p("replyToMessageId"),
+    text: p("text"),
+    kind: p("kind"),
+    status: "pending",
+    attempts: 0,
+    created_at: p("now"),
+    updated_at: p("now"),
+    claim_owner: null,
+    claim_expires_at: null,
+    next_attempt_at: null,
+  });
+const insert = preparedQuery(buildInsert);
+const insertReturning = preparedQuery((db, p: Param<DeliveryValues>) => buildInsert(db, p).returningAll());
+const byId = preparedQuery((db, p: Param<{ id: number }>) => db.selectFrom("deliveries").selectAll().where("id", "=", p("id")));
+
+/** The due chat heads of `platforms` that nobody holds (or whose lease ran out), oldest first: see `claim`. */
+const claimDue = preparedListQuery(
+  (db, p: Param<{ owner: string; now: number; expiresAt: number; limit: number }>, platforms: readonly string[]) => {
+    const chatHeads = db
+      .selectFrom("deliveries")
+      .select((eb) => eb.fn.min<number>("id").as("id"))
+      .where("status", "=", "pending")
+      .where("platform", "in", [...platforms])
+      .groupBy(["platform", "chat_id"]);
+    const claimable = db
+      .selectFrom("deliveries")
+      .select("id")
+      .where("id", "in", chatHeads)
+      .where((eb) => eb.or([eb("next_attempt_at", "is", null), eb("next_attempt_at", "<=", p("now"))]))
+      .where((eb) => eb.or([eb("claim_owner", "is", null), eb("claim_expires_at", "<=", p("now"))]))
+      .orderBy("id")
+      .limit(p("limit"));
+    return db
+      .updateTable("deliveries")
+      .set({ claim_owner: p("owner"), claim_expires_at: p("expiresAt") })
+      .where("id", "in", claimable)
+      .returningAll();
+  },
+);
+const nextDue = preparedListQuery((db, p: Param<{ now: number }>, platforms: readonly string[]) =>
+  db
+    .selectFrom("deliveries")
+    .select((eb) => eb.fn.min<number>("next_attempt_at").as("at"))
+    .where("status", "=", "pending")
+    .where("platform", "in", [...platforms])
+    .where("next_attempt_at", ">", p("now")),
+);
+
+/** The writes of a sender, each only to a row it holds that is still pending (see DeliveryRepository). */
+const held = (db: Kysely<Database>, p: Param<{ id: number; owner: string }>) =>
+  db.updateTable("deliveries").where("id", "=", p("id")).where("claim_owner", "=", p("owner")).where("status", "=", "pending");
+const renewHeld = preparedQuery((db, p: Param<{ id: number; owner: string; expiresAt: number }>) => held(db, p).set({ claim_expires_at: p("expiresAt") }));
+const partSentHeld = preparedQuery((db, p: Param<{ id: number; owner: string; partsSent: number; now: number }>) =>
+  held(db, p).set({ parts_sent: p("partsSent"), updated_at: p("now") }),
+);
+const sentHeld = preparedQuery((db, p: Param<{ id: number; owner: string; now: number }>) =>
+  held(db, p).set({ status: "sent", updated_at: p("now"), ...NO_CLAIM }),
+);
+const failedHeld = preparedQuery(
+  (db, p: Param<{ id: number; owner: string; error: string; status: DeliveryStatus; nextAttemptAt: number | null; now: number }>) =>
+    held(db, p).set({
+      attempts: sql<number>`attempts + 1`,
+      last_error: p("error"),
+      status: p("status"),
+      next_attempt_at: p("nextAttemptAt"),
+      updated_at: p("now"),
+      ...NO_CLAIM,
+    }),
+);
+const deferHeld = preparedQuery((db, p: Param<{ id: number; owner: string; until: number; now: number }>) =>
+  held(db, p).set({ next_attempt_at: p("until"), updated_at: p("now"), ...NO_CLAIM }),
+);
 
 function toDeliveryRecord(row: Selectable<DeliveriesTable>): DeliveryRecord {
   return {

@@ -83,9 +83,11 @@ describe("inbound", () => {
     const queued = (await store.inbound.recordIfNew(inbound("m2"))).record;
     const elsewhere = (await store.inbound.recordIfNew(inbound("m3", { sessionKey: "other" }))).record;
 
-    expect(await store.inbound.claimNext(KEY)).toMatchObject({ id: orphan.id, status: "running" });
+    // Only the one left running by a run cut short may have saved checkpoints: it is the one resumed.
+    expect(await store.inbound.claimNext(KEY)).toMatchObject({ id: orphan.id, status: "running", resumed: true });
     await store.inbound.setStatus(orphan.id, "answered");
-    expect(await store.inbound.claimNext(KEY)).toMatchObject({ id: queued.id, status: "running" });
+    expect(await store.inbound.claimNext(KEY)).toMatchObject({ id: queued.id, status: "running", resumed: false });
+    expect(await store.inbound.claimNext(KEY)).toMatchObject({ id: queued.id, status: "running", resumed: true });
     expect(await store.inbound.get(queued.id)).toMatchObject({ status: "running" });
     await store.inbound.setStatus(queued.id, "answered");
     expect(await store.inbound.claimNext(KEY)).toBeUndefined();

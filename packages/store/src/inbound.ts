@@ -1,5 +1,6 @@
 import type { Selectable } from "kysely";
 import type { InboundTable } from "./database.js";
+import { preparedQuery, type Param } from "./prepared-query.js";
 import type { StoreContext } from "./store-context.js";
 import { clearToolCheckpoints } from "./tool-checkpoints.js";
 import type { InboundRecord, InboundStatus, InboundTraceContext } from "./types.js";
@@ -14,6 +15,15 @@ export interface NewInbound {
   traceContext?: Partial<InboundTraceContext>;
 }
 
+/** An inbound message just claimed for a run (its status is now 'running'). */
+export interface ClaimedInbound extends InboundRecord {
+  /**
+   * It was 'running' already: an earlier run of it was cut short (a crash, a lost lease) and may have saved tool
+   * checkpoints and model replies. A 'queued' one never ran, and only a run that claimed it saves any.
+   */
+  resumed: boolean;
+}
+
 export interface InboundRepository {
   /** Deduplicates on (platform, messageId): a redelivered platform event returns the first record, unchanged. */
   recordIfNew(input: NewInbound): Promise<{ created: boolean; record: InboundRecord }>;
@@ -23,7 +33,7 @@ export interface InboundRepository {
    * The oldest 'running' or 'queued' inbound of the key, now 'running'. The caller holds the session lock, so a
    * 'running' one can only be left over from a crashed run and is taken up again.
    */
-  claimNext(sessionKey: string): Promise<InboundRecord | undefined>;
+  claimNext(sessionKey: string): Promise<ClaimedInbound | undefined>;
   /** Queued plus running. */
   unanswered(sessionKey: string): Promise<number>;
   /** Queued → cancelled; returns how many. */
@@ -41,7 +51,7 @@ export function createInboundRepository(ctx: StoreContext): InboundRepository {
   const { db, exec } = ctx;
 
   const selectById = (id: number): InboundRecord | undefined => {
-    const row = exec.first(db.selectFrom("inbound").selectAll().where("id", "=", id));
+    const row = exec.first(byId(db, { id }));
     return row && toInboundRecord(row);
   };
 
@@ -50,26 +60,19 @@ export function createInboundRepository(ctx: StoreContext): InboundRepository {
       return exec.write(() => {
         const now = ctx.now();
         const inserted = exec.first(
-          db
-            .insertInto("inbound")
-            .values({
-              platform: input.platform,
-              message_id: input.messageId,
-              session_key: input.sessionKey ?? null,
-              status: input.status,
-              payload: input.payload,
-              received_at: now,
-              updated_at: now,
-              traceparent: input.traceContext?.traceparent ?? null,
-              tracestate: input.traceContext?.tracestate ?? null,
-            })
-            .onConflict((oc) => oc.columns(["platform", "message_id"]).doNothing())
-            .returningAll(),
+          insertIfNew(db, {
+            platform: input.platform,
+            messageId: input.messageId,
+            sessionKey: input.sessionKey ?? null,
+            status: input.status,
+            payload: input.payload,
+            now,
+            traceparent: input.traceContext?.traceparent ?? null,
+            tracestate: input.traceContext?.tracestate ?? null,
+          }),
         );
         if (inserted) return { created: true, record: toInboundRecord(inserted) };
-        const existing = exec.first(
-          db.selectFrom("inbound").selectAll().where("platform", "=", input.platform).where("message_id", "=", input.messageId),
-        );
+        const existing = exec.first(byPlatformMessage(db, { platform: input.platform, messageId: input.messageId }));
         if (existing === undefined) throw new Error("inbound conflict without an existing row");
         return { created: false, record: toInboundRecord(existing) };
       });
@@ -80,39 +83,32 @@ export function createInboundRepository(ctx: StoreContext): InboundRepository {
     },
 
     async setStatus(id, status) {
+      // A message given up on outside completeRun (a queue failure, a failed run not recorded) is not re-run either.
+      if (UNFINISHED_STATUSES.includes(status)) {
+        exec.run(updateStatus(db, { id, status, now: ctx.now() }));
+        return;
+      }
       exec.write(() => {
-        exec.run(db.updateTable("inbound").set({ status, updated_at: ctx.now() }).where("id", "=", id));
-        // A message given up on outside completeRun (a queue failure, a failed run not recorded) is not re-run either.
-        if (!UNFINISHED_STATUSES.includes(status)) clearToolCheckpoints(ctx, id);
+        exec.run(updateStatus(db, { id, status, now: ctx.now() }));
+        clearToolCheckpoints(ctx, id);
       });
     },
 
     async claimNext(sessionKey) {
-      return exec.write(() => {
-        const next = exec.first(
-          db
-            .selectFrom("inbound")
-            .select("id")
-            .where("session_key", "=", sessionKey)
-            .where("status", "in", OPEN_STATUSES)
-            .orderBy("id")
-            .limit(1),
-        );
+      // No write transaction: finding nothing (the end of every run loop) then takes no write lock, and the claim
+      // itself is one UPDATE, atomic on its own, that only takes a message still open. The caller holds the session
+      // lock, so the oldest open message can only change under it by being finished or cancelled elsewhere (a /stop):
+      // then the next one is looked up. Only the last statement writes, so an attempt that failed busy wrote nothing.
+      for (;;) {
+        const next = exec.first(nextOpen(db, { sessionKey }));
         if (next === undefined) return undefined;
-        exec.run(db.updateTable("inbound").set({ status: "running", updated_at: ctx.now() }).where("id", "=", next.id));
-        return selectById(next.id);
-      });
+        const claimed = exec.first(claim(db, { id: next.id, now: ctx.now() }));
+        if (claimed !== undefined) return { ...toInboundRecord(claimed), resumed: next.status === "running" };
+      }
     },
 
     async unanswered(sessionKey) {
-      const row = exec.first(
-        db
-          .selectFrom("inbound")
-          .select((eb) => eb.fn.countAll<number>().as("count"))
-          .where("session_key", "=", sessionKey)
-          .where("status", "in", OPEN_STATUSES),
-      );
-      return row?.count ?? 0;
+      return exec.first(countOpen(db, { sessionKey }))?.count ?? 0;
     },
 
     async cancelQueued(sessionKey) {
@@ -144,6 +140,49 @@ export function createInboundRepository(ctx: StoreContext): InboundRepository {
     },
   };
 }
+
+// Every answered message runs these (prepared-query.ts).
+const byId = preparedQuery((db, p: Param<{ id: number }>) => db.selectFrom("inbound").selectAll().where("id", "=", p("id")));
+const byPlatformMessage = preparedQuery((db, p: Param<{ platform: string; messageId: string }>) =>
+  db.selectFrom("inbound").selectAll().where("platform", "=", p("platform")).where("message_id", "=", p("messageId")),
+);
+const insertIfNew = preparedQuery(
+  (
+    db,
+    p: Param<{ platform: string; messageId: string; sessionKey: string | null; status: InboundStatus; payload: string; now: number; traceparent: string | null; tracestate: string | null }>,
+  ) =>
+    db
+      .insertInto("inbound")
+      .values({
+        platform: p("platform"),
+        message_id: p("messageId"),
+        session_key: p("sessionKey"),
+        status: p("status"),
+        payload: p("payload"),
+        received_at: p("now"),
+        updated_at: p("now"),
+        traceparent: p("traceparent"),
+        tracestate: p("tracestate"),
+      })
+      .onConflict((oc) => oc.columns(["platform", "message_id"]).doNothing())
+      .returningAll(),
+);
+const updateStatus = preparedQuery((db, p: Param<{ id: number; status: InboundStatus; now: number }>) =>
+  db.updateTable("inbound").set({ status: p("status"), updated_at: p("now") }).where("id", "=", p("id")),
+);
+const nextOpen = preparedQuery((db, p: Param<{ sessionKey: string }>) =>
+  db.selectFrom("inbound").select(["id", "status"]).where("session_key", "=", p("sessionKey")).where("status", "in", OPEN_STATUSES).orderBy("id").limit(1),
+);
+const claim = preparedQuery((db, p: Param<{ id: number; now: number }>) =>
+  db.updateTable("inbound").set({ status: "running", updated_at: p("now") }).where("id", "=", p("id")).where("status", "in", OPEN_STATUSES).returningAll(),
+);
+const countOpen = preparedQuery((db, p: Param<{ sessionKey: string }>) =>
+  db
+    .selectFrom("inbound")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .where("session_key", "=", p("sessionKey"))
+    .where("status", "in", OPEN_STATUSES),
+);
 
 export function toInboundRecord(row: Selectable<InboundTable>): InboundRecord {
   const record: InboundRecord = {

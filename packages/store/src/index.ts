@@ -7,7 +7,7 @@ export type { WritableCheck } from "./writable-check.js";
 export type { SessionRepository } from "./sessions.js";
 export type { MessageRepository } from "./messages.js";
 export type { SearchQuery, SearchSessions } from "./search.js";
-export type { InboundRepository, NewInbound } from "./inbound.js";
+export type { ClaimedInbound, InboundRepository, NewInbound } from "./inbound.js";
 export type { DeliveryClaimRequest, DeliveryFailure, DeliveryRepository } from "./deliveries.js";
 export type { DailyUsage, RunUsage, UsageOwner, UsageRepository, UsageTotals } from "./usage.js";
 export { utcDayOf } from "./usage.js";

@@ -1,7 +1,6 @@
 import type { Message } from "@mariozechner/pi-ai";
-import { CompiledQuery, type Compilable, type Kysely } from "kysely";
-import type { Database } from "./database.js";
 import { estimateTokens, parseStoredMessage, searchableText } from "./message-text.js";
+import { preparedQuery, type Param } from "./prepared-query.js";
 import type { StoreContext } from "./store-context.js";
 import type { StoredMessage } from "./types.js";
 
@@ -20,16 +19,13 @@ export interface MessageRepository {
 export function createMessageRepository(ctx: StoreContext): MessageRepository {
   const { db, exec } = ctx;
 
-  const selectRows = (sessionId: string) =>
-    exec.all(db.selectFrom("messages").select(["seq", "content", "tokens", "created_at"]).where("session_id", "=", sessionId).orderBy("seq"));
-
   return {
     async history(sessionId) {
-      return selectRows(sessionId).map((row) => parseStoredMessage(row.content, `${sessionId}#${row.seq}`));
+      return exec.all(selectRows(db, { sessionId })).map((row) => parseStoredMessage(row.content, `${sessionId}#${row.seq}`));
     },
 
     async list(sessionId) {
-      return selectRows(sessionId).map((row) => ({
+      return exec.all(selectRows(db, { sessionId })).map((row) => ({
         sessionId,
         seq: row.seq,
         message: parseStoredMessage(row.content, `${sessionId}#${row.seq}`),
@@ -73,52 +69,49 @@ export function createMessageRepository(ctx: StoreContext): MessageRepository {
 /** Must run inside a write transaction: the next seq is read and used in one step. */
 export function appendMessages(ctx: StoreContext, sessionId: string, messages: readonly Message[]): void {
   if (messages.length === 0) return;
-  const { exec } = ctx;
-  const statements = appendStatements(ctx.db);
-  const last = exec.first(compiled<{ seq: number | null }>(statements.maxSeq, [sessionId]));
+  const { db, exec } = ctx;
+  const last = exec.first(maxSeq(db, { sessionId }));
   const firstSeq = (last?.seq ?? -1) + 1;
   const now = ctx.now();
   messages.forEach((message, index) => {
-    // The same order as the columns of the compiled INSERT.
-    const row = [sessionId, firstSeq + index, message.role, JSON.stringify(message), searchableText(message), estimateTokens(message), now];
-    exec.run(compiled(statements.insert, row));
+    exec.run(
+      insertMessage(db, {
+        sessionId,
+        seq: firstSeq + index,
+        role: message.role,
+        content: JSON.stringify(message),
+        text: searchableText(message),
+        tokens: estimateTokens(message),
+        now,
+      }),
+    );
   });
   touchSession(ctx, sessionId);
 }
 
 function touchSession(ctx: StoreContext, sessionId: string): void {
-  ctx.exec.run(compiled(appendStatements(ctx.db).touch, [ctx.now(), sessionId]));
+  ctx.exec.run(touch(ctx.db, { sessionId, now: ctx.now() }));
 }
 
-interface AppendStatements {
-  maxSeq: string;
-  insert: string;
-  touch: string;
-}
-
-/**
- * Building and compiling a Kysely query costs more than SQLite takes to run it (tens of µs each), and a finished
- * run writes every message this way, so the SQL of these statements is compiled once per database; only their
- * parameters change.
- */
-const appendSql = new WeakMap<Kysely<Database>, AppendStatements>();
-
-function appendStatements(db: Kysely<Database>): AppendStatements {
-  let statements = appendSql.get(db);
-  if (statements === undefined) {
-    statements = {
-      maxSeq: db.selectFrom("messages").select((eb) => eb.fn.max("seq").as("seq")).where("session_id", "=", "").compile().sql,
-      insert: db
-        .insertInto("messages")
-        .values({ session_id: "", seq: 0, role: "", content: "", text: "", tokens: 0, created_at: 0 })
-        .compile().sql,
-      touch: db.updateTable("sessions").set({ updated_at: 0 }).where("id", "=", "").compile().sql,
-    };
-    appendSql.set(db, statements);
-  }
-  return statements;
-}
-
-function compiled<R = unknown>(sql: string, parameters: unknown[]): Compilable<R> {
-  return { compile: () => CompiledQuery.raw(sql, parameters) as CompiledQuery<R> };
-}
+// A finished run writes every message through these, so they are prepared once (prepared-query.ts).
+const selectRows = preparedQuery((db, p: Param<{ sessionId: string }>) =>
+  db.selectFrom("messages").select(["seq", "content", "tokens", "created_at"]).where("session_id", "=", p("sessionId")).orderBy("seq"),
+);
+const maxSeq = preparedQuery((db, p: Param<{ sessionId: string }>) =>
+  db.selectFrom("messages").select((eb) => eb.fn.max("seq").as("seq")).where("session_id", "=", p("sessionId")),
+);
+const insertMessage = preparedQuery(
+  (db, p: Param<{ sessionId: string; seq: number; role: string; content: string; text: string; tokens: number; now: number }>) =>
+    db.insertInto("messages").values({
+      session_id: p("sessionId"),
+      seq: p("seq"),
+      role: p("role"),
+      content: p("content"),
+      text: p("text"),
+      tokens: p("tokens"),
+      created_at: p("now"),
+    }),
+);
+const touch = preparedQuery((db, p: Param<{ sessionId: string; now: number }>) =>
+  db.updateTable("sessions").set({ updated_at: p("now") }).where("id", "=", p("sessionId")),
+);

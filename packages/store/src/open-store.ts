@@ -104,6 +104,10 @@ async function openSerialized(options: OpenStoreOptions): Promise<OpenStoreResul
     // awaits between statements cannot be retried as a whole.
     sqlite.pragma(`busy_timeout = ${maxWaitMs}`);
     sqlite.pragma("journal_mode = WAL");
+    // With WAL, NORMAL syncs at checkpoints, not at each commit: a commit survives any crash of the process (every
+    // worker kill, OOM or panic the durable runs are about), and only a power loss or OS crash may roll back the last
+    // commits, never corrupt the file. FULL would add an fsync to every one of the ~3 writes per message for that
+    // case alone; what it could lose is a reply's 'sent' mark (sent once more) or a run's result (the run repeats).
     sqlite.pragma("synchronous = NORMAL");
     sqlite.pragma("foreign_keys = ON");
   } catch (error) {

@@ -1,5 +1,6 @@
 import { sql, type Selectable } from "kysely";
 import type { SessionsTable } from "./database.js";
+import { preparedQuery, type Param } from "./prepared-query.js";
 import type { StoreContext } from "./store-context.js";
 import type { ChatType, NewSession, SessionRecord, SessionStatus } from "./types.js";
 
@@ -30,34 +31,28 @@ export function sessionStatements(ctx: StoreContext) {
   const { db, exec } = ctx;
 
   const selectActive = (key: string): SessionRecord | undefined => {
-    const row = exec.first(db.selectFrom("sessions").selectAll().where("key", "=", key).where("status", "=", "active"));
+    const row = exec.first(activeOfKey(db, { key }));
     return row && toSessionRecord(row);
   };
   const selectById = (id: string): SessionRecord | undefined => {
-    const row = exec.first(db.selectFrom("sessions").selectAll().where("id", "=", id));
+    const row = exec.first(byId(db, { id }));
     return row && toSessionRecord(row);
   };
   const insertActive = (input: NewSession & { model?: string }): SessionRecord => {
-    const now = ctx.now();
     const row = exec.first(
-      db
-        .insertInto("sessions")
-        .values({
-          id: ctx.newId(),
-          key: input.key,
-          platform: input.platform,
-          chat_id: input.chatId,
-          chat_type: input.chatType,
-          thread_id: input.threadId ?? null,
-          user_id: input.userId ?? null,
-          title: input.title ?? null,
-          status: "active",
-          parent_id: input.parentId ?? null,
-          model: input.model ?? null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returningAll(),
+      insertSession(db, {
+        id: ctx.newId(),
+        key: input.key,
+        platform: input.platform,
+        chatId: input.chatId,
+        chatType: input.chatType,
+        threadId: input.threadId ?? null,
+        userId: input.userId ?? null,
+        title: input.title ?? null,
+        parentId: input.parentId ?? null,
+        model: input.model ?? null,
+        now: ctx.now(),
+      }),
     );
     if (row === undefined) throw new Error("session insert returned no row");
     return toSessionRecord(row);
@@ -95,6 +90,10 @@ export function createSessionRepository(ctx: StoreContext): SessionRepository {
 
   return {
     async getOrCreateActive(input) {
+      // Nearly always the session exists: found by a plain read, it takes no write lock. A session read as active is
+      // what the transaction would have returned at that moment too; only creating one needs the lock.
+      const found = selectActive(input.key);
+      if (found) return { session: found, created: false };
       return exec.write(() => {
         const existing = selectActive(input.key);
         if (existing) return { session: existing, created: false };
@@ -151,6 +150,48 @@ export function createSessionRepository(ctx: StoreContext): SessionRepository {
     },
   };
 }
+
+// Every answered message looks its session up (prepared-query.ts).
+const activeOfKey = preparedQuery((db, p: Param<{ key: string }>) =>
+  db.selectFrom("sessions").selectAll().where("key", "=", p("key")).where("status", "=", "active"),
+);
+const byId = preparedQuery((db, p: Param<{ id: string }>) => db.selectFrom("sessions").selectAll().where("id", "=", p("id")));
+const insertSession = preparedQuery(
+  (
+    db,
+    p: Param<{
+      id: string;
+      key: string;
+      platform: string;
+      chatId: string;
+      chatType: ChatType;
+      threadId: string | null;
+      userId: string | null;
+      title: string | null;
+      parentId: string | null;
+      model: string | null;
+      now: number;
+    }>,
+  ) =>
+    db
+      .insertInto("sessions")
+      .values({
+        id: p("id"),
+        key: p("key"),
+        platform: p("platform"),
+        chat_id: p("chatId"),
+        chat_type: p("chatType"),
+        thread_id: p("threadId"),
+        user_id: p("userId"),
+        title: p("title"),
+        status: "active",
+        parent_id: p("parentId"),
+        model: p("model"),
+        created_at: p("now"),
+        updated_at: p("now"),
+      })
+      .returningAll(),
+);
 
 export function toSessionRecord(row: Selectable<SessionsTable>): SessionRecord {
   return {

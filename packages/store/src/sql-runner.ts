@@ -1,5 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { Compilable } from "kysely";
+import type { BoundQuery } from "./prepared-query.js";
 
 export interface RunResult {
   changes: number;
@@ -17,9 +18,9 @@ export interface RunResult {
  * repository operation that failed busy wrote nothing, which is what makes trying it again safe.
  */
 export interface SqlRunner {
-  all<R>(query: Compilable<R>): R[];
-  first<R>(query: Compilable<R>): R | undefined;
-  run(query: Compilable<unknown>): RunResult;
+  all<R>(query: Query<R>): R[];
+  first<R>(query: Query<R>): R | undefined;
+  run(query: Query<unknown>): RunResult;
   /**
    * Runs `work` as one BEGIN IMMEDIATE transaction (a savepoint when nested). Taking the write lock up front means
    * a read-then-write never fails halfway because another process wrote in between.
@@ -27,38 +28,44 @@ export interface SqlRunner {
   write<T>(work: () => T): T;
 }
 
+/** A query built by Kysely on the spot, or a prepared one's SQL and values (prepared-query.ts: the hot paths). */
+export type Query<R> = Compilable<R> | BoundQuery<R>;
+
 const STATEMENT_CACHE_LIMIT = 256;
 
 export function createSqlRunner(sqlite: BetterSqlite3.Database): SqlRunner {
   const statements = new Map<string, BetterSqlite3.Statement>();
 
-  const prepare = (query: Compilable<unknown>): { statement: BetterSqlite3.Statement; parameters: unknown[] } => {
-    const compiled = query.compile();
+  // One transaction function for every write: better-sqlite3 builds several wrappers for each `transaction()` call.
+  const transaction = sqlite.transaction((work: () => unknown) => work());
+
+  const prepare = (query: Query<unknown>): { statement: BetterSqlite3.Statement; parameters: readonly unknown[] } => {
+    const compiled = "compile" in query ? query.compile() : query;
     let statement = statements.get(compiled.sql);
     if (statement === undefined) {
       statement = sqlite.prepare(compiled.sql);
       if (statements.size >= STATEMENT_CACHE_LIMIT) statements.clear();
       statements.set(compiled.sql, statement);
     }
-    return { statement, parameters: [...compiled.parameters] };
+    return { statement, parameters: compiled.parameters };
   };
 
   return {
-    all<R>(query: Compilable<R>): R[] {
+    all<R>(query: Query<R>): R[] {
       const { statement, parameters } = prepare(query);
       return statement.all(...parameters) as R[];
     },
-    first<R>(query: Compilable<R>): R | undefined {
+    first<R>(query: Query<R>): R | undefined {
       const { statement, parameters } = prepare(query);
       return statement.get(...parameters) as R | undefined;
     },
-    run(query: Compilable<unknown>): RunResult {
+    run(query: Query<unknown>): RunResult {
       const { statement, parameters } = prepare(query);
       const result = statement.run(...parameters);
       return { changes: result.changes, lastInsertRowid: Number(result.lastInsertRowid) };
     },
     write<T>(work: () => T): T {
-      return sqlite.transaction(work).immediate();
+      return transaction.immediate(work) as T;
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Selectable } from "kysely";
 import type { ToolCheckpointsTable } from "./database.js";
+import { preparedQuery, type Param } from "./prepared-query.js";
 import type { StoreContext } from "./store-context.js";
 import type { InboundStatus } from "./types.js";
 
@@ -49,23 +50,23 @@ const OPEN_STATUSES: InboundStatus[] = ["queued", "running"];
 
 export function createToolCheckpointRepository(ctx: StoreContext): ToolCheckpointRepository {
   const { db, exec } = ctx;
+  const isOpen = (inboundId: number): boolean => exec.first(openInbound(db, { inboundId })) !== undefined;
   return {
     async record(checkpoint) {
       return exec.write(() => {
-        const open = exec.first(db.selectFrom("inbound").select("id").where("id", "=", checkpoint.inboundId).where("status", "in", OPEN_STATUSES));
-        if (open === undefined) return { saved: false };
+        if (!isOpen(checkpoint.inboundId)) return { saved: false };
         exec.run(
-          db.insertInto("tool_checkpoints").values({
-            inbound_id: checkpoint.inboundId,
+          insertCheckpoint(db, {
+            inboundId: checkpoint.inboundId,
             step: checkpoint.step,
             position: checkpoint.position,
-            tool_call_id: checkpoint.toolCallId,
-            tool_name: checkpoint.toolName,
-            arguments_hash: checkpoint.argumentsHash,
+            toolCallId: checkpoint.toolCallId,
+            toolName: checkpoint.toolName,
+            argumentsHash: checkpoint.argumentsHash,
             status: checkpoint.status,
             result: JSON.stringify(checkpoint.result),
-            duration_ms: Math.max(0, Math.round(checkpoint.durationMs)),
-            created_at: ctx.now(),
+            durationMs: Math.max(0, Math.round(checkpoint.durationMs)),
+            now: ctx.now(),
           }),
         );
         return { saved: true };
@@ -74,16 +75,15 @@ export function createToolCheckpointRepository(ctx: StoreContext): ToolCheckpoin
 
     async recordStep({ inboundId, step, message }) {
       return exec.write(() => {
-        const open = exec.first(db.selectFrom("inbound").select("id").where("id", "=", inboundId).where("status", "in", OPEN_STATUSES));
-        if (open === undefined) return { saved: false };
-        exec.run(db.deleteFrom("run_steps").where("inbound_id", "=", inboundId).where("step", ">=", step));
-        exec.run(db.insertInto("run_steps").values({ inbound_id: inboundId, step, message: JSON.stringify(message), created_at: ctx.now() }));
+        if (!isOpen(inboundId)) return { saved: false };
+        exec.run(deleteStepsFrom(db, { inboundId, step }));
+        exec.run(insertStep(db, { inboundId, step, message: JSON.stringify(message), now: ctx.now() }));
         return { saved: true };
       });
     },
 
     async stepsForRun(inboundId) {
-      const rows = exec.all(db.selectFrom("run_steps").selectAll().where("inbound_id", "=", inboundId).orderBy("step"));
+      const rows = exec.all(stepsOfRun(db, { inboundId }));
       const steps: RunStep[] = [];
       for (const row of rows) {
         try {
@@ -96,7 +96,7 @@ export function createToolCheckpointRepository(ctx: StoreContext): ToolCheckpoin
     },
 
     async forRun(inboundId) {
-      const rows = exec.all(db.selectFrom("tool_checkpoints").selectAll().where("inbound_id", "=", inboundId).orderBy("id"));
+      const rows = exec.all(checkpointsOfRun(db, { inboundId }));
       const checkpoints: ToolCheckpoint[] = [];
       for (const row of rows) {
         const checkpoint = toToolCheckpoint(row);
@@ -111,9 +111,57 @@ export function createToolCheckpointRepository(ctx: StoreContext): ToolCheckpoin
 
 /** Runs inside completeRun's transaction: a finished run's checkpoints and recorded steps have done their job. */
 export function clearToolCheckpoints(ctx: StoreContext, inboundId: number): void {
-  ctx.exec.run(ctx.db.deleteFrom("tool_checkpoints").where("inbound_id", "=", inboundId));
-  ctx.exec.run(ctx.db.deleteFrom("run_steps").where("inbound_id", "=", inboundId));
+  ctx.exec.run(deleteCheckpoints(ctx.db, { inboundId }));
+  ctx.exec.run(deleteSteps(ctx.db, { inboundId }));
 }
+
+// Every run records its steps and every finished run clears them (prepared-query.ts).
+const openInbound = preparedQuery((db, p: Param<{ inboundId: number }>) =>
+  db.selectFrom("inbound").select("id").where("id", "=", p("inboundId")).where("status", "in", OPEN_STATUSES),
+);
+const insertCheckpoint = preparedQuery(
+  (
+    db,
+    p: Param<{
+      inboundId: number;
+      step: number;
+      position: number;
+      toolCallId: string;
+      toolName: string;
+      argumentsHash: string;
+      status: string;
+      result: string;
+      durationMs: number;
+      now: number;
+    }>,
+  ) =>
+    db.insertInto("tool_checkpoints").values({
+      inbound_id: p("inboundId"),
+      step: p("step"),
+      position: p("position"),
+      tool_call_id: p("toolCallId"),
+      tool_name: p("toolName"),
+      arguments_hash: p("argumentsHash"),
+      status: p("status"),
+      result: p("result"),
+      duration_ms: p("durationMs"),
+      created_at: p("now"),
+    }),
+);
+const deleteStepsFrom = preparedQuery((db, p: Param<{ inboundId: number; step: number }>) =>
+  db.deleteFrom("run_steps").where("inbound_id", "=", p("inboundId")).where("step", ">=", p("step")),
+);
+const insertStep = preparedQuery((db, p: Param<{ inboundId: number; step: number; message: string; now: number }>) =>
+  db.insertInto("run_steps").values({ inbound_id: p("inboundId"), step: p("step"), message: p("message"), created_at: p("now") }),
+);
+const stepsOfRun = preparedQuery((db, p: Param<{ inboundId: number }>) =>
+  db.selectFrom("run_steps").selectAll().where("inbound_id", "=", p("inboundId")).orderBy("step"),
+);
+const checkpointsOfRun = preparedQuery((db, p: Param<{ inboundId: number }>) =>
+  db.selectFrom("tool_checkpoints").selectAll().where("inbound_id", "=", p("inboundId")).orderBy("id"),
+);
+const deleteCheckpoints = preparedQuery((db, p: Param<{ inboundId: number }>) => db.deleteFrom("tool_checkpoints").where("inbound_id", "=", p("inboundId")));
+const deleteSteps = preparedQuery((db, p: Param<{ inboundId: number }>) => db.deleteFrom("run_steps").where("inbound_id", "=", p("inboundId")));
 
 function toToolCheckpoint(row: Selectable<ToolCheckpointsTable>): ToolCheckpoint | undefined {
   let result: unknown;

@@ -1,3 +1,4 @@
+import { preparedQuery, type Param } from "./prepared-query.js";
 import type { StoreContext } from "./store-context.js";
 import type { UsageRecord } from "./types.js";
 
@@ -81,14 +82,7 @@ export function createUsageRepository(ctx: StoreContext): UsageRepository {
     },
 
     async forUserOnDay(owner, day) {
-      const row = exec.first(
-        db
-          .selectFrom("user_daily_usage")
-          .select(["runs", "tokens", "cost_usd"])
-          .where("platform", "=", owner.platform)
-          .where("user_id", "=", owner.userId)
-          .where("day", "=", day),
-      );
+      const row = exec.first(dailyOfUser(db, { platform: owner.platform, userId: owner.userId, day }));
       return { day, runs: row?.runs ?? 0, tokens: row?.tokens ?? 0, costUsd: row?.cost_usd ?? 0 };
     },
   };
@@ -96,29 +90,15 @@ export function createUsageRepository(ctx: StoreContext): UsageRepository {
 
 export function addUsage(ctx: StoreContext, sessionId: string, run: RunUsage): void {
   ctx.exec.run(
-    ctx.db
-      .insertInto("usage")
-      .values({
-        session_id: sessionId,
-        runs: 1,
-        input_tokens: run.inputTokens,
-        output_tokens: run.outputTokens,
-        cache_read_tokens: run.cacheReadTokens,
-        cache_write_tokens: run.cacheWriteTokens,
-        cost_usd: run.costUsd,
-        updated_at: ctx.now(),
-      })
-      .onConflict((oc) =>
-        oc.column("session_id").doUpdateSet((eb) => ({
-          runs: eb("usage.runs", "+", 1),
-          input_tokens: eb("usage.input_tokens", "+", eb.ref("excluded.input_tokens")),
-          output_tokens: eb("usage.output_tokens", "+", eb.ref("excluded.output_tokens")),
-          cache_read_tokens: eb("usage.cache_read_tokens", "+", eb.ref("excluded.cache_read_tokens")),
-          cache_write_tokens: eb("usage.cache_write_tokens", "+", eb.ref("excluded.cache_write_tokens")),
-          cost_usd: eb("usage.cost_usd", "+", eb.ref("excluded.cost_usd")),
-          updated_at: eb.ref("excluded.updated_at"),
-        })),
-      ),
+    upsertUsage(ctx.db, {
+      sessionId,
+      inputTokens: run.inputTokens,
+      outputTokens: run.outputTokens,
+      cacheReadTokens: run.cacheReadTokens,
+      cacheWriteTokens: run.cacheWriteTokens,
+      costUsd: run.costUsd,
+      now: ctx.now(),
+    }),
   );
 }
 
@@ -126,27 +106,72 @@ export function addUsage(ctx: StoreContext, sessionId: string, run: RunUsage): v
 export function addDailyUsage(ctx: StoreContext, owner: UsageOwner, run: RunUsage): void {
   const now = ctx.now();
   ctx.exec.run(
-    ctx.db
-      .insertInto("user_daily_usage")
-      .values({
-        platform: owner.platform,
-        user_id: owner.userId,
-        day: utcDayOf(now),
-        cost_usd: run.costUsd,
-        runs: 1,
-        tokens: run.inputTokens + run.outputTokens + run.cacheReadTokens + run.cacheWriteTokens,
-        updated_at: now,
-      })
-      .onConflict((oc) =>
-        oc.columns(["platform", "user_id", "day"]).doUpdateSet((eb) => ({
-          cost_usd: eb("user_daily_usage.cost_usd", "+", eb.ref("excluded.cost_usd")),
-          runs: eb("user_daily_usage.runs", "+", 1),
-          tokens: eb("user_daily_usage.tokens", "+", eb.ref("excluded.tokens")),
-          updated_at: eb.ref("excluded.updated_at"),
-        })),
-      ),
+    upsertDailyUsage(ctx.db, {
+      platform: owner.platform,
+      userId: owner.userId,
+      day: utcDayOf(now),
+      costUsd: run.costUsd,
+      tokens: run.inputTokens + run.outputTokens + run.cacheReadTokens + run.cacheWriteTokens,
+      now,
+    }),
   );
 }
+
+// Every finished run adds its usage; a daily budget reads the day's total before each run (prepared-query.ts).
+const upsertUsage = preparedQuery((db, p: Param<RunUsage & { sessionId: string; now: number }>) =>
+  db
+    .insertInto("usage")
+    .values({
+      session_id: p("sessionId"),
+      runs: 1,
+      input_tokens: p("inputTokens"),
+      output_tokens: p("outputTokens"),
+      cache_read_tokens: p("cacheReadTokens"),
+      cache_write_tokens: p("cacheWriteTokens"),
+      cost_usd: p("costUsd"),
+      updated_at: p("now"),
+    })
+    .onConflict((oc) =>
+      oc.column("session_id").doUpdateSet((eb) => ({
+        runs: eb("usage.runs", "+", 1),
+        input_tokens: eb("usage.input_tokens", "+", eb.ref("excluded.input_tokens")),
+        output_tokens: eb("usage.output_tokens", "+", eb.ref("excluded.output_tokens")),
+        cache_read_tokens: eb("usage.cache_read_tokens", "+", eb.ref("excluded.cache_read_tokens")),
+        cache_write_tokens: eb("usage.cache_write_tokens", "+", eb.ref("excluded.cache_write_tokens")),
+        cost_usd: eb("usage.cost_usd", "+", eb.ref("excluded.cost_usd")),
+        updated_at: eb.ref("excluded.updated_at"),
+      })),
+    ),
+);
+const upsertDailyUsage = preparedQuery((db, p: Param<UsageOwner & { day: string; costUsd: number; tokens: number; now: number }>) =>
+  db
+    .insertInto("user_daily_usage")
+    .values({
+      platform: p("platform"),
+      user_id: p("userId"),
+      day: p("day"),
+      cost_usd: p("costUsd"),
+      runs: 1,
+      tokens: p("tokens"),
+      updated_at: p("now"),
+    })
+    .onConflict((oc) =>
+      oc.columns(["platform", "user_id", "day"]).doUpdateSet((eb) => ({
+        cost_usd: eb("user_daily_usage.cost_usd", "+", eb.ref("excluded.cost_usd")),
+        runs: eb("user_daily_usage.runs", "+", 1),
+        tokens: eb("user_daily_usage.tokens", "+", eb.ref("excluded.tokens")),
+        updated_at: eb.ref("excluded.updated_at"),
+      })),
+    ),
+);
+const dailyOfUser = preparedQuery((db, p: Param<UsageOwner & { day: string }>) =>
+  db
+    .selectFrom("user_daily_usage")
+    .select(["runs", "tokens", "cost_usd"])
+    .where("platform", "=", p("platform"))
+    .where("user_id", "=", p("userId"))
+    .where("day", "=", p("day")),
+);
 
 interface UsageColumns {
   runs: number;

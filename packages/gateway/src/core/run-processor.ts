@@ -1,7 +1,7 @@
 import type { AnyToolDefinition, ContextCompressor, HermesAgent, HermesAgentResult, Logger, MemoryManager } from "@hermes/agent";
 import type { Message } from "@mariozechner/pi-ai";
 import { SpanKind, trace, type Context, type Span } from "@opentelemetry/api";
-import type { InboundRecord, NewDelivery, Store } from "@hermes/store";
+import type { ClaimedInbound, InboundRecord, NewDelivery, Store } from "@hermes/store";
 import { RunAbortedError, runJobId, type AgentRunJob } from "../queue/types.js";
 import { errorMessageOf, errorTypeOf, GATEWAY_SPAN_NAMES, gatewayTracer, markSpanFailed } from "../tracing/gateway-tracer.js";
 import { contextFromCarrier, storedTraceCarrier } from "../tracing/trace-carrier.js";
@@ -94,7 +94,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
   };
 
   /** One message's run as a span (the parent of the agent's spans), with a logger that names the run. */
-  function runTraced(record: InboundRecord, signal: AbortSignal, parent: Context): Promise<void> {
+  function runTraced(record: ClaimedInbound, signal: AbortSignal, parent: Context): Promise<void> {
     const attributes = { "messaging.operation.type": "process", "messaging.message.id": runJobId(record.id), "hermes.inbound_id": record.id, "hermes.session_key": record.sessionKey ?? "" };
     return gatewayTracer().startActiveSpan(GATEWAY_SPAN_NAMES.run, { kind: SpanKind.CONSUMER, attributes }, parent, async (span) => {
       try {
@@ -112,7 +112,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
   }
 
   /** Whatever goes wrong, the person gets an answer and the message leaves the queue (unless another worker owns it). */
-  async function runOneSafely(record: InboundRecord, signal: AbortSignal, span: Span, logger: Logger): Promise<void> {
+  async function runOneSafely(record: ClaimedInbound, signal: AbortSignal, span: Span, logger: Logger): Promise<void> {
     let end: RunEnd;
     try {
       end = await runOne(record, signal, logger);
@@ -142,7 +142,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     await options.store.inbound.setStatus(record.id, "failed");
   }
 
-  async function runOne(record: InboundRecord, signal: AbortSignal, logger: Logger): Promise<RunEnd> {
+  async function runOne(record: ClaimedInbound, signal: AbortSignal, logger: Logger): Promise<RunEnd> {
     const message = JSON.parse(record.payload) as InboundMessage;
     const key = record.sessionKey ?? "";
     const { session } = await options.store.sessions.getOrCreateActive(newSessionFor(message, key));
@@ -176,7 +176,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
       },
       callbacks: hookCallbacks(options.hooks, base, now),
       compressor: options.compressorFor?.(key),
-      checkpoints: await runCheckpoints(options.store, record.id, logger),
+      checkpoints: await runCheckpoints(options.store, record, logger),
       memory: memory?.manager,
       memoryTools: memory?.tools,
     });
