@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { HookEvent } from "./events.js";
@@ -58,6 +58,21 @@ describe("enable/disable through the state file, without a restart", () => {
     await writeHookState(stateFile, { disabled: [], enabled: [] });
     await registry.emit(ping(3));
     expect(await traced()).toEqual(["on session:reset", "off session:reset", "on session:reset"]);
+  });
+
+  it("notices a rewrite in place that keeps the file's size, inode and modification time, made right after a read", async () => {
+    await writeHookFolder(bundledDir, "hook", { events: ["session:*"], handler: recordingHandler(trace, "hook") });
+    const registry = await load();
+    await mkdir(operatorDir, { recursive: true });
+    const stamp = new Date();
+    await writeFile(stateFile, JSON.stringify({ disabled: ["hook"], enabled: [] }));
+    await utimes(stateFile, stamp, stamp);
+    await registry.emit(ping(1));
+    // What a second write within one coarse file-system clock tick looks like to a stat.
+    await writeFile(stateFile, JSON.stringify({ disabled: [], enabled: ["hook"] }));
+    await utimes(stateFile, stamp, stamp);
+    await registry.emit(ping(2));
+    expect(await traced()).toEqual(["hook session:reset"]);
   });
 
   it("treats a broken state file as no overrides", async () => {

@@ -3,7 +3,7 @@ import type { Logger } from "@hermes/agent";
 import { compareNames, discoverHooks, type InvalidHook, type ValidHook } from "./discover-hooks.js";
 import { BLOCKABLE_HOOK_EVENT_TYPES, type HookEmitResult, type HookEvent } from "./events.js";
 import { HandlerCache } from "./handler-cache.js";
-import { isHookEnabled, readHookState, hookStateVersion, type HookStateSnapshot } from "./hook-state.js";
+import { isHookEnabled, readHookState, hookStateStamp, type HookStateSnapshot } from "./hook-state.js";
 import { asBlockDecision, invokeHookHandler, looksLikeBlockAttempt } from "./invoke-handler.js";
 import type { HookHandler } from "./load-hook.js";
 import { matchEvents } from "./match-event.js";
@@ -89,7 +89,7 @@ export class HookRegistry {
 
   list(): HookListEntry[] {
     // Read afresh when changed, so `list` agrees with the file even before the next event; logging waits for that event.
-    const state = hookStateVersion(this.options.stateFile) === this.state.version ? this.state : readHookState(this.options.stateFile);
+    const state = this.stateUnchanged() ? this.state : readHookState(this.options.stateFile);
     const valid = this.hooks.map(({ hook, problem }): HookListEntry => ({
       name: hook.manifest.name,
       description: hook.manifest.description,
@@ -168,8 +168,13 @@ export class HookRegistry {
     return ranked.sort((a, b) => a.rank - b.rank || compareNames(a.name, b.name));
   }
 
+  /** True when the state file is provably as it was read: same version, and it had settled by then. */
+  private stateUnchanged(): boolean {
+    return this.state.settled !== false && hookStateStamp(this.options.stateFile).version === this.state.version;
+  }
+
   private async refreshStateIfChanged(): Promise<void> {
-    if (hookStateVersion(this.options.stateFile) === this.state.version) return;
+    if (this.stateUnchanged()) return;
     await this.enqueue(async () => {
       const state = this.readState();
       await this.loadEnabledHandlers(this.hooks, state);

@@ -1,7 +1,7 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { hookStateVersion, isHookEnabled, readHookState, withHookEnabled, writeHookState } from "./hook-state.js";
+import { hookStateStamp, hookStateVersion, isHookEnabled, readHookState, withHookEnabled, writeHookState } from "./hook-state.js";
 import { makeTempDir, removeDir } from "./hook-test-fixtures.js";
 
 let root = "";
@@ -31,6 +31,18 @@ describe("hook state file", () => {
     const first = hookStateVersion(file);
     await writeHookState(file, { disabled: [], enabled: ["a"] });
     expect(hookStateVersion(file)).not.toBe(first);
+  });
+
+  it("is settled once the file has not changed for a while, and for no file", async () => {
+    const file = path.join(root, "state.json");
+    expect(hookStateStamp(file)).toEqual({ version: "absent", settled: true });
+    await writeHookState(file, { disabled: ["a"], enabled: [] });
+    expect(hookStateStamp(file).settled).toBe(false);
+    expect(readHookState(file).settled).toBe(false);
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    await utimes(file, aMinuteAgo, aMinuteAgo);
+    expect(hookStateStamp(file).settled).toBe(true);
+    expect(readHookState(file)).toMatchObject({ settled: true, overrides: { disabled: ["a"], enabled: [] } });
   });
 
   it("treats a broken file as no overrides and says why", async () => {

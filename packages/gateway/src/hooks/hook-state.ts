@@ -24,32 +24,47 @@ export interface HookStateSnapshot {
   overrides: HookStateOverrides;
   /** Why the file was not used (it is then treated as empty). */
   error?: string;
+  /** False when the file had changed too recently for an equal version to prove it unchanged since (see hookStateStamp). */
+  settled?: boolean;
 }
 
-/** Only a stat: cheap enough to run before every event to notice an edit made by `hermes hooks enable`. */
-export function hookStateVersion(file: string | undefined): string {
-  if (file === undefined) return "none";
+/** How long after its last change an equal stat proves the file unchanged. */
+const UNSETTLED_STATE_MS = 2_000;
+
+/**
+ * Only a stat: cheap enough to run before every event to notice an edit made by `hermes hooks enable`. A missing file
+ * costs no error object (it is the usual case). `settled` is false within 2 s of the file's last change: modification
+ * times are coarse (a clock tick, up to 2 s on some file systems) and inode numbers are reused, so a second write in
+ * the same tick can leave the version as it was.
+ */
+export function hookStateStamp(file: string | undefined): { version: string; settled: boolean } {
+  if (file === undefined) return { version: "none", settled: true };
   try {
-    const info = statSync(file);
-    return `${info.ino}-${info.size}-${info.mtimeMs}`;
+    const info = statSync(file, { throwIfNoEntry: false });
+    if (info === undefined) return { version: "absent", settled: true };
+    return { version: `${info.ino}-${info.size}-${info.mtimeMs}`, settled: Date.now() - info.mtimeMs > UNSETTLED_STATE_MS };
   } catch {
-    return "absent";
+    return { version: "absent", settled: true };
   }
 }
 
+export function hookStateVersion(file: string | undefined): string {
+  return hookStateStamp(file).version;
+}
+
 export function readHookState(file: string | undefined): HookStateSnapshot {
-  const version = hookStateVersion(file);
+  const { version, settled } = hookStateStamp(file);
   if (file === undefined || version === "absent" || version === "none") return { version, overrides: NO_OVERRIDES };
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
-    return { version, overrides: NO_OVERRIDES, error: `${file}: ${error instanceof Error ? error.message : String(error)}` };
+    return { version, settled, overrides: NO_OVERRIDES, error: `${file}: ${error instanceof Error ? error.message : String(error)}` };
   }
   if (!Value.Check(StateFileSchema, data)) {
-    return { version, overrides: NO_OVERRIDES, error: `${file}: expected {"disabled": [names], "enabled": [names]}` };
+    return { version, settled, overrides: NO_OVERRIDES, error: `${file}: expected {"disabled": [names], "enabled": [names]}` };
   }
-  return { version, overrides: { disabled: data.disabled ?? [], enabled: data.enabled ?? [] } };
+  return { version, settled, overrides: { disabled: data.disabled ?? [], enabled: data.enabled ?? [] } };
 }
 
 /** A name in both lists counts as disabled: when in doubt, run less code. */
