@@ -1,15 +1,27 @@
+import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 
 const KEYWORDS_FILE = fileURLToPath(new URL("./keywords.txt", import.meta.url));
+// Modification times are coarse (a clock tick, up to 2 s on some file systems): a list read this soon after its last
+// change may be edited again without its stat changing, so it is not kept.
+const SETTLE_MS = 2000;
 
 // NFKC folds look-alike forms (full-width letters, ligatures) into plain ones, so they cannot slip past the list.
 function normalize(text) {
   return text.normalize("NFKC").toLowerCase();
 }
 
-// Read on every message: the file is small, and an edited list applies at once.
+/** The list as last read, with the stat it was read at; an edited list applies to the very next message. */
+let cached;
+
+// A stat per message (synchronous: no error object for a missing file, no thread-pool round trip on the reply's path);
+// the file is read again only when its stat changed.
 async function keywordsFromFile() {
+  const info = statSync(KEYWORDS_FILE, { throwIfNoEntry: false });
+  if (info === undefined) return [];
+  const stamp = `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+  if (cached?.stamp === stamp) return cached.keywords;
   let text;
   try {
     text = await readFile(KEYWORDS_FILE, "utf8");
@@ -17,7 +29,9 @@ async function keywordsFromFile() {
     if (error && error.code === "ENOENT") return [];
     throw error;
   }
-  return text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"));
+  const keywords = text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#")).map(normalize);
+  cached = Date.now() - Math.max(info.mtimeMs, info.ctimeMs) > SETTLE_MS ? { stamp, keywords } : undefined;
+  return keywords;
 }
 
 function keywordsFromEnvironment() {
@@ -26,7 +40,7 @@ function keywordsFromEnvironment() {
 
 export default async function keywordBlocker(event) {
   if (event.type !== "message:received" || typeof event.text !== "string") return undefined;
-  const keywords = [...(await keywordsFromFile()), ...keywordsFromEnvironment()].map(normalize);
+  const keywords = [...(await keywordsFromFile()), ...keywordsFromEnvironment().map(normalize)];
   const text = normalize(event.text);
   // The reason names no keyword: whoever sent the message should not learn the list by probing it.
   if (keywords.some((keyword) => text.includes(keyword))) return { block: true, reason: "The message contains a blocked keyword." };

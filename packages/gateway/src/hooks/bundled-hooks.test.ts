@@ -1,4 +1,4 @@
-import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BUNDLED_HOOKS_DIR as BUNDLED_DIR } from "./bundled-dir.js";
@@ -87,6 +87,29 @@ describe("keyword-blocker", () => {
     await writeFile(path.join(copy, "keywords.txt"), "newword\n");
     expect(await registry.emit(received("forbidden phrase"))).toEqual({ blocked: false });
     expect(await registry.emit(received("a NewWord appears"))).toMatchObject({ blocked: true });
+  });
+
+  it("notices edits of keywords.txt made right after a read (even one that puts size and mtime back) and of a list last changed long ago", async () => {
+    const copy = path.join(home, "hooks", "keyword-blocker");
+    const list = path.join(copy, "keywords.txt");
+    await cp(path.join(BUNDLED_DIR, "keyword-blocker"), copy, { recursive: true });
+    const stamp = new Date();
+    await writeFile(list, "alpha\n");
+    await utimes(list, stamp, stamp);
+    const registry = await load();
+    expect(await registry.emit(received("alpha"))).toMatchObject({ blocked: true });
+    // What a second edit within one coarse file-system clock tick looks like to a stat.
+    await writeFile(list, "gamma\n");
+    await utimes(list, stamp, stamp);
+    expect(await registry.emit(received("alpha"))).toEqual({ blocked: false });
+    expect(await registry.emit(received("gamma"))).toMatchObject({ blocked: true });
+
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    await utimes(list, anHourAgo, anHourAgo);
+    expect(await registry.emit(received("gamma"))).toMatchObject({ blocked: true });
+    await writeFile(list, "delta\n");
+    expect(await registry.emit(received("gamma"))).toEqual({ blocked: false });
+    expect(await registry.emit(received("delta"))).toMatchObject({ blocked: true });
   });
 
   it("does not block other events", async () => {
