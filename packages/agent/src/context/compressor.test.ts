@@ -4,6 +4,7 @@ import { repairHistory } from "../history/repair.js";
 import { readCompressionNote, summaryNoteMessage } from "./compression-note.js";
 import { asCompressMessages, compressorForRun, ContextCompressor, type ContextCompressorOptions } from "./compressor.js";
 import { conversationBuilder, longOutput, messageText, type ConversationBuilder } from "./conversation-fixture.js";
+import { PRUNED_OUTPUT_NOTE } from "./prune-tool-results.js";
 import { estimateContextTokens, estimateMessagesTokens } from "./token-estimate.js";
 
 let faux: FauxProviderRegistration;
@@ -35,8 +36,9 @@ function numberedSummaries(count: number): void {
   );
 }
 
+/** The summary stage on its own: requests carry the transcript as it is unless a test turns stale-output pruning on. */
 function compressor(c: ConversationBuilder, options: Partial<ContextCompressorOptions> = {}): ContextCompressor {
-  return new ContextCompressor({ summarizer: { model: faux.getModel(), apiKey: "test" }, contextWindow: 16_000, now: c.now, ...options });
+  return new ContextCompressor({ summarizer: { model: faux.getModel(), apiKey: "test" }, contextWindow: 16_000, now: c.now, pruneStaleToolResults: false, ...options });
 }
 
 const run = (reason: "proactive" | "overflow" = "proactive") => ({ reason, sessionId: "s-1", signal: new AbortController().signal });
@@ -90,7 +92,7 @@ describe("ContextCompressor over a growing 60-turn conversation", () => {
     expect(results.length).toBeGreaterThanOrEqual(3);
     expect(repairHistory(messages).notes).toEqual([]);
     expect(messages[0]).toMatchObject({ role: "user", content: GOAL });
-    expect(messageText(messages[2] as Message)).toBe("[read_file] read README.md (2,439 chars)");
+    expect(messageText(messages[2] as Message)).toBe(`[read_file] read README.md (2,439 chars) ${PRUNED_OUTPUT_NOTE}`);
     expect(notes(messages)).toHaveLength(1);
     expect(notes(messages)[0]?.body).toContain(`SUMMARY-v${results.length}`);
     expect(cc.status()).toEqual({ thrashing: false });

@@ -3,12 +3,13 @@ import type { ModelBinding } from "../loop/model-call.js";
 import type { CompressMessages } from "../loop/resilient-call.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
 import { assembleCompressed } from "./assemble.js";
-import { droppedNoteMessage, latestCompressionTime, readCompressionNote, summaryNoteMessage, userRequestText } from "./compression-note.js";
+import { droppedNoteMessage, readCompressionNote, summaryNoteMessage, userRequestText } from "./compression-note.js";
 import { pruneToolResults, toolCallsById } from "./prune-tool-results.js";
 import { selectRegions } from "./select-regions.js";
 import { summarize } from "./summarize.js";
 import { buildSummaryPrompt } from "./summary-prompt.js";
 import { ThrashGuard, THRASHING_MESSAGE } from "./thrash-guard.js";
+import { staleOutputView, staleUsageBefore, type RequestView } from "./stale-tool-results.js";
 import { estimateContextTokens, estimateMessagesTokens } from "./token-estimate.js";
 
 export type CompressionReason = "proactive" | "overflow";
@@ -22,6 +23,18 @@ export interface ContextCompressorOptions {
   threshold?: number;
   protectHeadMessages?: number;
   tailTokenBudget?: number;
+  /**
+   * Requests carry old tool output as one line per result (tool, arguments, size) once it is older than the recent
+   * turns, with no model call and without changing the stored transcript. Default true.
+   */
+  pruneStaleToolResults?: boolean;
+  /** User turns (the one being answered included) whose tool output requests keep in full. Default 2. */
+  protectRecentTurns?: number;
+  /**
+   * Stale tool output is replaced in batches of about this many tokens, so the requests in between repeat each other
+   * byte for byte from the start (prompt caching). Default 5 % of the context window, 1,000 to 8,000 tokens.
+   */
+  pruneBatchTokens?: number;
   summaryMaxTokens?: number;
   summaryTimeoutMs?: number;
   logger?: Logger;
@@ -45,7 +58,10 @@ export interface RunCompression {
   onPreCompress?: (messages: readonly Message[]) => void;
 }
 
-export type RunCompressor = Pick<ContextCompressor, "shouldCompress" | "compress">;
+export type RunCompressor = Pick<ContextCompressor, "shouldCompress" | "compress"> & {
+  /** What to send the model for this transcript (see `ContextCompressor.requestView`); absent means as it is. */
+  requestView?: (messages: readonly Message[], contextWindow?: number) => Message[];
+};
 
 export interface CompressionResult {
   messages: Message[];
@@ -59,6 +75,8 @@ const DEFAULT_HEAD_MESSAGES = 2;
 const DEFAULT_TAIL_SHARE = 0.2;
 const REGROW_SHARE = 0.1;
 const DEFAULT_SUMMARY_TIMEOUT_MS = 120_000;
+const DEFAULT_PROTECT_RECENT_TURNS = 2;
+const DEFAULT_BATCH_SHARE = 0.05;
 /** Room in the summariser's window for its instructions and the previous summary. */
 const SUMMARY_PROMPT_OVERHEAD_TOKENS = 3_000;
 
@@ -78,6 +96,7 @@ export class ContextCompressor {
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly guard: ThrashGuard;
+  private prunedInRequests = 0;
 
   constructor(options: ContextCompressorOptions) {
     if (!Number.isFinite(options.contextWindow) || options.contextWindow <= 0) {
@@ -85,6 +104,10 @@ export class ContextCompressor {
     }
     const threshold = options.threshold ?? DEFAULT_THRESHOLD;
     if (!(threshold > 0 && threshold <= 1)) throw new RangeError(`threshold must be in (0, 1], got ${threshold}`);
+    const turns = options.protectRecentTurns;
+    if (turns !== undefined && !(Number.isInteger(turns) && turns >= 0)) throw new RangeError(`protectRecentTurns must be a whole number ≥ 0, got ${turns}`);
+    const batch = options.pruneBatchTokens;
+    if (batch !== undefined && !(Number.isFinite(batch) && batch > 0)) throw new RangeError(`pruneBatchTokens must be a positive number of tokens, got ${batch}`);
     this.options = options;
     this.threshold = threshold;
     this.protectHeadMessages = options.protectHeadMessages ?? DEFAULT_HEAD_MESSAGES;
@@ -98,9 +121,26 @@ export class ContextCompressor {
    * one) and recent compressions were worth their cost.
    */
   shouldCompress(messages: readonly Message[], systemPrompt?: string, contextWindow?: number): boolean {
-    const tokens = estimateContextTokens(messages, systemPrompt, { usageValidAfter: latestCompressionTime(messages) });
-    if (tokens < this.threshold * this.windowOf(contextWindow)) return false;
-    return this.guard.permitsProactive(estimateMessagesTokens(messages));
+    const window = this.windowOf(contextWindow);
+    const view = this.viewOf(messages, window);
+    const usageValidAfter = staleUsageBefore(messages, view.pruned, (earlier) => this.viewOf(earlier, window).pruned);
+    const tokens = estimateContextTokens(view.messages, systemPrompt, { usageValidAfter });
+    if (tokens < this.threshold * window) return false;
+    return this.guard.permitsProactive(estimateMessagesTokens(view.messages));
+  }
+
+  /**
+   * The transcript as the model gets it: tool results older than the recent turns replaced by their one-line
+   * description, a batch at a time (`staleOutputView`). The stored transcript keeps the full output.
+   */
+  requestView(messages: readonly Message[], contextWindow?: number): Message[] {
+    const view = this.viewOf(messages, this.windowOf(contextWindow));
+    // Once per batch, not per request: when the prompt cache is rebuilt is what an operator wants to see.
+    if (view.pruned !== this.prunedInRequests) {
+      if (view.pruned > this.prunedInRequests) this.logger.info("old tool output cleared from requests", { results: view.pruned, savedTokens: view.savedTokens });
+      this.prunedInRequests = view.pruned;
+    }
+    return view.messages;
   }
 
   status(): { thrashing: boolean; message?: string } {
@@ -116,15 +156,17 @@ export class ContextCompressor {
   async compress(messages: readonly Message[], options: CompressOptions): Promise<CompressionResult | null> {
     const { reason, signal } = options;
     if (signal.aborted) return null;
-    const tokensBefore = estimateMessagesTokens(messages);
+    const window = this.windowOf(options.contextWindow);
+    // Measured on what the model is sent: a summary of output already cleared from requests saves little.
+    const sent = this.viewOf(messages, window).messages;
+    const tokensBefore = estimateMessagesTokens(sent);
     const permitted = reason === "overflow" ? this.guard.permitsOverflow() : this.guard.permitsProactive(tokensBefore);
     if (!permitted) {
       this.logger.info("context compression skipped: recent compressions saved too little", { reason, tokens: tokensBefore });
       return null;
     }
 
-    const window = this.windowOf(options.contextWindow);
-    const tailTokenBudget = this.options.tailTokenBudget ?? Math.round(window * DEFAULT_TAIL_SHARE);
+    const tailTokenBudget = this.tailBudget(window);
     const summaryMaxTokens =
       this.options.summaryMaxTokens ?? Math.min(clamp(Math.round(window * 0.05), 512, 4_096), this.options.summarizer.model.maxTokens || 4_096);
     const regions = selectRegions(messages, { protectHeadMessages: this.protectHeadMessages, tailTokenBudget });
@@ -134,9 +176,11 @@ export class ContextCompressor {
       return null;
     }
     const calls = toolCallsById(messages);
-    const head = pruneToolResults(messages.slice(0, regions.headEnd), { calls }).messages;
+    const head = pruneToolResults(sent.slice(0, regions.headEnd), { calls }).messages;
+    // The summary is written from the full output; head and tail keep what requests carried (the parent session
+    // keeps the full transcript), so the child's first request is no larger than the last one before it.
     const middle = messages.slice(regions.headEnd, regions.tailStart);
-    const tail = messages.slice(regions.tailStart);
+    const tail = sent.slice(regions.tailStart);
     if (options.onPreCompress) this.tellPreCompress(options.onPreCompress, middle);
     const previousSummary = middle
       .map((message) => readCompressionNote(message)?.body ?? "")
@@ -180,7 +224,7 @@ export class ContextCompressor {
     const assembled = assembleCompressed({ head, note, tail }, this.now);
     if (assembled.repairs.length > 0) this.logger.info("history repaired after compression", { repairs: assembled.repairs.map((r) => r.kind) });
 
-    const tokensAfter = estimateMessagesTokens(assembled.messages);
+    const tokensAfter = estimateMessagesTokens(this.viewOf(assembled.messages, window).messages);
     const { effective } = this.guard.record(tokensBefore, tokensAfter);
     if (tokensAfter >= tokensBefore) {
       this.logger.info("context compression did not shrink the conversation; keeping it", { reason, tokensBefore, tokensAfter });
@@ -202,6 +246,19 @@ export class ContextCompressor {
     };
   }
 
+  private tailBudget(window: number): number {
+    return this.options.tailTokenBudget ?? Math.round(window * DEFAULT_TAIL_SHARE);
+  }
+
+  private viewOf(messages: readonly Message[], window: number): RequestView {
+    if (this.options.pruneStaleToolResults === false) return { messages: messages.slice(), pruned: 0, savedTokens: 0 };
+    return staleOutputView(messages, {
+      protectRecentTurns: this.options.protectRecentTurns ?? DEFAULT_PROTECT_RECENT_TURNS,
+      tailTokenBudget: this.tailBudget(window),
+      batchTokens: this.options.pruneBatchTokens ?? clamp(Math.round(window * DEFAULT_BATCH_SHARE), 1_000, 8_000),
+    });
+  }
+
   private windowOf(contextWindow: number | undefined): number {
     return contextWindow !== undefined && Number.isFinite(contextWindow) && contextWindow > 0 ? contextWindow : this.options.contextWindow;
   }
@@ -221,6 +278,7 @@ export function compressorForRun(compressor: RunCompressor, run: RunCompression)
   return {
     shouldCompress: (messages, systemPrompt) => compressor.shouldCompress(messages, systemPrompt, run.model().model.contextWindow),
     compress: (messages, options) => compressor.compress(messages, { contextWindow: run.model().model.contextWindow, onPreCompress: run.onPreCompress, ...options }),
+    requestView: (messages) => compressor.requestView?.(messages, run.model().model.contextWindow) ?? messages.slice(),
   };
 }
 

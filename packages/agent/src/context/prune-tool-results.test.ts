@@ -2,7 +2,7 @@ import type { Message } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import { repairHistory } from "../history/repair.js";
 import { conversationBuilder, longOutput, messageText } from "./conversation-fixture.js";
-import { describeToolResult, pruneToolResults } from "./prune-tool-results.js";
+import { describeToolResult, PRUNED_OUTPUT_NOTE, pruneToolResults } from "./prune-tool-results.js";
 
 describe("describeToolResult", () => {
   const c = conversationBuilder();
@@ -36,6 +36,8 @@ describe("describeToolResult", () => {
 
   it("falls back to a generic size line and marks failures", () => {
     expect(describeToolResult(c.result("g", "custom_tool", "y".repeat(5_000)))).toBe("[custom_tool] 5,000 chars");
+    expect(describeToolResult(c.result("g", "custom_tool", "y".repeat(5_000)), { type: "toolCall", id: "g", name: "custom_tool", arguments: { query: "q  1", limit: 3 } }))
+      .toBe('[custom_tool] {"query":"q 1","limit":3} → 5,000 chars');
     expect(describeToolResult(c.result("g", "web_fetch", "nope", true), { type: "toolCall", id: "g", name: "web_fetch", arguments: { url: "https://example.com/" } }))
       .toBe("[web_fetch] fetched https://example.com/ (4 chars) — failed");
   });
@@ -61,7 +63,7 @@ describe("pruneToolResults", () => {
     ];
     const { messages: pruned, pruned: count } = pruneToolResults(messages, { end: 5 });
     expect(count).toBe(1);
-    expect(messageText(pruned[2] as Message)).toBe('[terminal] ran "make" → exit 2, 52 lines');
+    expect(messageText(pruned[2] as Message)).toBe(`[terminal] ran "make" → exit 2, 52 lines ${PRUNED_OUTPUT_NOTE}`);
     expect(pruned[2]).toMatchObject({ role: "toolResult", toolCallId: "a", toolName: "terminal", isError: false });
     expect(pruned[3]).toBe(messages[3]);
     expect(pruned[6]).toBe(messages[6]);
@@ -75,6 +77,6 @@ describe("pruneToolResults", () => {
       { ...c.result("s", "screenshot", ""), content: [{ type: "image" as const, data: "AAAA", mimeType: "image/png" }] },
     ];
     const { messages: pruned } = pruneToolResults(messages);
-    expect(pruned[1]).toMatchObject({ content: [{ type: "text", text: "[screenshot] 0 chars, 1 image" }] });
+    expect(pruned[1]).toMatchObject({ content: [{ type: "text", text: `[screenshot] 0 chars, 1 image ${PRUNED_OUTPUT_NOTE}` }] });
   });
 });

@@ -24,6 +24,12 @@ function argument(call: ToolCall | undefined, name: string): string | undefined 
   return text.length > MAX_ARGUMENT_CHARS ? `${text.slice(0, MAX_ARGUMENT_CHARS - 1)}…` : text;
 }
 
+function compactArguments(call: ToolCall | undefined): string | undefined {
+  if (!call?.arguments || Object.keys(call.arguments).length === 0) return undefined;
+  const text = JSON.stringify(call.arguments).replace(/\s+/g, " ");
+  return text.length > MAX_ARGUMENT_CHARS ? `${text.slice(0, MAX_ARGUMENT_CHARS - 1)}…` : text;
+}
+
 function count(n: number): string {
   return n.toLocaleString("en-US");
 }
@@ -75,9 +81,20 @@ export function describeToolResult(result: ToolResultMessage, call?: ToolCall): 
       return `[web_fetch] fetched ${argument(call, "url") ?? "?"} (${chars})${failed}`;
     case "web_search":
       return `[web_search] searched "${argument(call, "query") ?? "?"}" (${chars})${failed}`;
-    default:
-      return `[${result.toolName}] ${chars}${failed}`;
+    default: {
+      // Any tool's arguments, so the model can call it again for the output.
+      const args = compactArguments(call);
+      return `[${result.toolName}]${args ? ` ${args} →` : ""} ${chars}${failed}`;
+    }
   }
+}
+
+/** Tells the model the short line is all that is left of the output, and how to get the output back. */
+export const PRUNED_OUTPUT_NOTE = "(output cleared from the context; call the tool again to see it)";
+
+/** The stand-in for a result whose output is no longer sent: same call id, tool and error flag, so it still answers its call. */
+export function prunedResult(result: ToolResultMessage, description: string): ToolResultMessage {
+  return { ...result, content: [{ type: "text", text: `${description} ${PRUNED_OUTPUT_NOTE}` }] };
 }
 
 /**
@@ -97,8 +114,7 @@ export function pruneToolResults(
     const hasImage = message.content.some((block) => block.type === "image");
     if (!hasImage && resultText(message).length <= minChars) return message;
     pruned += 1;
-    const line = describeToolResult(message, calls.get(message.toolCallId));
-    return { ...message, content: [{ type: "text", text: line }] };
+    return prunedResult(message, describeToolResult(message, calls.get(message.toolCallId)));
   });
   return { messages: out, pruned };
 }

@@ -48,7 +48,7 @@ export async function runGraceCall(history: readonly Message[], deps: LoopDeps, 
   const graceRequest: UserMessage = { role: "user", content: GRACE_PROMPTS[cause], timestamp: deps.now() };
   const graceTimeout = cause === "time" ? AbortSignal.timeout(deps.budget.timeGraceMs()) : undefined;
   const signal = graceTimeout ? AbortSignal.any([deps.stopSignal, graceTimeout]) : deps.signal;
-  const call = await callWithRecovery(deps.state, messages, (transcript) => modelContext(transcript, {
+  const call = await callWithRecovery(deps.state, messages, (transcript) => modelContext(deps.compressor?.requestView?.(transcript) ?? transcript, {
     systemPrompt: deps.systemPrompt,
     tools: modelTools,
     // No recalled memory is placed for the summary, so the anchor for it is irrelevant.

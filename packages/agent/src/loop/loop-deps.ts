@@ -1,5 +1,5 @@
 import type { Message } from "@mariozechner/pi-ai";
-import type { ContextCompressor } from "../context/compressor.js";
+import type { RunCompressor } from "../context/compressor.js";
 import type { ClassifiedError } from "../errors/classify.js";
 import type { AgentMetrics } from "../observability/agent-metrics.js";
 import type { CostTracker } from "../observability/cost.js";
@@ -36,8 +36,8 @@ export interface LoopDeps {
   compress?: CompressMessages;
   /** Recalled memory for this turn: sent next to the user's message, never stored in the transcript. */
   ephemeralContext?: string;
-  /** Proactive compression before a model call when the transcript nears the context window. */
-  compressor?: Pick<ContextCompressor, "shouldCompress" | "compress">;
+  /** Proactive compression before a model call when the transcript nears the context window; it also shapes requests. */
+  compressor?: RunCompressor;
   /** The run's span scope (its invoke_agent span); model calls, tools and compressions are children in it. */
   spans: SpanScope;
   metrics?: AgentMetrics;

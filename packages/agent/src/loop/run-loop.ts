@@ -92,7 +92,7 @@ export async function runAgentLoop(prior: readonly Message[], input: UserMessage
       : await callWithRecovery(
         deps.state,
         history,
-        (messages) => modelContext(messages, { systemPrompt: deps.systemPrompt, tools: modelTools, input, ephemeralContext: deps.ephemeralContext, tail: sentTail }),
+        (messages) => modelContext(deps.compressor?.requestView?.(messages) ?? messages, { systemPrompt: deps.systemPrompt, tools: modelTools, input, ephemeralContext: deps.ephemeralContext, tail: sentTail }),
         { ...deps, step, onAttempt: (message, binding) => recordModelAttempt(deps, message, binding) },
       );
     tail = [];

@@ -1,0 +1,112 @@
+import type { Message, ToolResultMessage } from "@mariozechner/pi-ai";
+import { latestCompressionTime, userRequestText } from "./compression-note.js";
+import { DEFAULT_PRUNE_MIN_CHARS, describeToolResult, prunedResult, resultText, toolCallsById } from "./prune-tool-results.js";
+import { estimateMessageTokens, promptTokensOf } from "./token-estimate.js";
+
+export interface StaleOutputOptions {
+  /** Tool output of this many most recent user turns (the one being answered included) is sent as it came. */
+  protectRecentTurns: number;
+  /** ... but of no more recent messages than fit in this many tokens; the newest step's results always stay. */
+  tailTokenBudget: number;
+  /**
+   * Stale output goes in batches of this many tokens saved: between two batches every request starts with the
+   * previous one byte for byte, which is what a provider's prompt cache can reuse.
+   */
+  batchTokens: number;
+  /** Results this short stay: their description would cost about as much. */
+  minChars?: number;
+}
+
+export interface RequestView {
+  /** What to send: `messages` with the stale results replaced (untouched messages are the same objects). */
+  messages: Message[];
+  /** Results replaced in this view. */
+  pruned: number;
+  /** Estimated tokens the replacements save. */
+  savedTokens: number;
+}
+
+/**
+ * Where the protected recent part starts: the `protectRecentTurns`-th newest user request, or later when what follows
+ * it passes `tailTokenBudget` (one long run of tool calls must not keep all of its output forever).
+ */
+export function protectedStart(messages: readonly Message[], options: Pick<StaleOutputOptions, "protectRecentTurns" | "tailTokenBudget">): number {
+  let turnStart = 0;
+  let turns = 0;
+  for (let i = messages.length - 1; i >= 0 && turns < options.protectRecentTurns; i -= 1) {
+    if (userRequestText(messages[i] as Message) === undefined) continue;
+    turns += 1;
+    if (turns === options.protectRecentTurns) turnStart = i;
+  }
+  let lastAssistant = messages.length - 1;
+  while (lastAssistant >= 0 && messages[lastAssistant]?.role !== "assistant") lastAssistant -= 1;
+  const alwaysKept = lastAssistant + 1;
+  let budgetStart = messages.length;
+  let used = 0;
+  while (budgetStart > 0) {
+    const cost = estimateMessageTokens(messages[budgetStart - 1] as Message);
+    if (budgetStart <= alwaysKept && used + cost > options.tailTokenBudget) break;
+    used += cost;
+    budgetStart -= 1;
+  }
+  return Math.max(turnStart, budgetStart);
+}
+
+/**
+ * The request view of a transcript: tool results older than the protected recent part become their one-line
+ * description (tool, arguments, size), with no model call. The stored transcript is not changed.
+ *
+ * Batching is a pure function of the transcript, so it holds across runs, restarts and workers: each prunable
+ * result has a fixed position on the running total of what pruning saves, counted from the start of the transcript.
+ * With `stale` the total of the results before the protected part, a result is replaced when its position lies below
+ * `floor(stale / batchTokens) * batchTokens`. That line moves only when the stale total crosses a multiple of the
+ * batch, and then jumps a whole batch; what stays unreplaced before the protected part is always under one batch.
+ */
+export function staleOutputView(messages: readonly Message[], options: StaleOutputOptions): RequestView {
+  const minChars = options.minChars ?? DEFAULT_PRUNE_MIN_CHARS;
+  const batch = Math.max(1, options.batchTokens);
+  const end = protectedStart(messages, options);
+  const calls = toolCallsById(messages.slice(0, end));
+  const candidates: Array<{ index: number; position: number; message: ToolResultMessage }> = [];
+  let stale = 0;
+  for (let index = 0; index < end; index += 1) {
+    const message = messages[index] as Message;
+    if (message.role !== "toolResult") continue;
+    const hasImage = message.content.some((block) => block.type === "image");
+    if (!hasImage && resultText(message).length <= minChars) continue;
+    const shorter = prunedResult(message, describeToolResult(message, calls.get(message.toolCallId)));
+    const saving = estimateMessageTokens(message) - estimateMessageTokens(shorter);
+    if (saving <= 0) continue;
+    candidates.push({ index, position: stale, message: shorter });
+    stale += saving;
+  }
+  const line = Math.floor(stale / batch) * batch;
+  const out = messages.slice();
+  let pruned = 0;
+  let savedTokens = 0;
+  for (const candidate of candidates) {
+    if (candidate.position >= line) break;
+    savedTokens += estimateMessageTokens(out[candidate.index] as Message) - estimateMessageTokens(candidate.message);
+    out[candidate.index] = candidate.message;
+    pruned += 1;
+  }
+  return { messages: out, pruned, savedTokens };
+}
+
+/**
+ * The `usageValidAfter` time for estimating the next request (`estimateContextTokens`). A reply's usage counts the
+ * request it answered, the view of the messages before it; when a batch was cleared since (`prunedIn` of those
+ * messages differs from `prunedNow`), the next request is smaller than that count and the estimate starts from the
+ * messages instead. A compression makes every earlier count stale as well.
+ */
+export function staleUsageBefore(messages: readonly Message[], prunedNow: number, prunedIn: (earlier: readonly Message[]) => number): number | undefined {
+  const compressedAt = latestCompressionTime(messages);
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const message = messages[i] as Message;
+    if (message.role !== "assistant") continue;
+    if (compressedAt !== undefined && message.timestamp <= compressedAt) return compressedAt;
+    if (promptTokensOf(message) <= 0) continue;
+    return prunedIn(messages.slice(0, i)) === prunedNow ? compressedAt : message.timestamp;
+  }
+  return compressedAt;
+}
