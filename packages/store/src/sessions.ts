@@ -152,8 +152,10 @@ export function createSessionRepository(ctx: StoreContext): SessionRepository {
 }
 
 // Every answered message looks its session up (prepared-query.ts).
+// 'active' is written into the SQL, not bound: only then may the database use the partial unique index on the key
+// of active sessions (sessions_one_active_per_key); with a bound status it scanned every session.
 const activeOfKey = preparedQuery((db, p: Param<{ key: string }>) =>
-  db.selectFrom("sessions").selectAll().where("key", "=", p("key")).where("status", "=", "active"),
+  db.selectFrom("sessions").selectAll().where("key", "=", p("key")).where("status", "=", sql.lit("active")),
 );
 const byId = preparedQuery((db, p: Param<{ id: string }>) => db.selectFrom("sessions").selectAll().where("id", "=", p("id")));
 const insertSession = preparedQuery(

@@ -1,0 +1,66 @@
+import BetterSqlite3 from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { assistantMessage, dmSession, storeFixtures, userMessage } from "./test-fixtures.js";
+
+const fixtures = storeFixtures();
+const preparedSql = new Set<string>();
+const prototype = BetterSqlite3.prototype as unknown as { prepare: (source: string) => BetterSqlite3.Statement };
+const prepare = prototype.prepare;
+afterEach(async () => {
+  prototype.prepare = prepare;
+  preparedSql.clear();
+  await fixtures.cleanup();
+});
+
+/** Every statement a store prepares from here on (SqlRunner prepares each distinct SQL text once per connection). */
+function recordPreparedSql(): void {
+  prototype.prepare = function (this: BetterSqlite3.Database, source: string) {
+    preparedSql.add(source);
+    return prepare.call(this, source);
+  };
+}
+
+describe("the statements of an answered message", () => {
+  it("find their rows through an index: no table scan grows with the database", async () => {
+    const { store, file } = await fixtures.openNew();
+    recordPreparedSql();
+    const created = await store.sessions.getOrCreateActive(dmSession("u1"));
+    const { record } = await store.inbound.recordIfNew({ platform: "telegram", messageId: "m1", payload: "{}", sessionKey: created.session.key, status: "received" });
+    await store.inbound.unanswered(created.session.key);
+    const { session } = await store.sessions.getOrCreateActive(dmSession("u1"));
+    await store.inbound.setStatus(record.id, "queued");
+    await store.inbound.get(record.id);
+    await store.inbound.claimNext(session.key);
+    await store.messages.history(session.id);
+    await store.toolCheckpoints.forRun(record.id);
+    await store.toolCheckpoints.stepsForRun(record.id);
+    await store.toolCheckpoints.recordStep({ inboundId: record.id, step: 1, message: assistantMessage("hello") });
+    const usage = { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
+    const done = await store.completeRun({
+      inboundId: record.id,
+      sessionId: session.id,
+      messages: [userMessage("hi"), assistantMessage("hello")],
+      usage,
+      usageOwner: { platform: "telegram", userId: "u1" },
+      deliveries: [{ platform: "telegram", chatId: "u1", text: "hello", kind: "reply", sessionKey: session.key }],
+    });
+    expect(done.ok).toBe(true);
+    await store.inbound.claimNext(session.key);
+    const [delivery] = await store.deliveries.claim({ owner: "o1", platforms: ["telegram"], limit: 4, leaseMs: 1_000 });
+    expect(await store.deliveries.markSent(delivery?.id ?? 0, "o1")).toBe(true);
+    prototype.prepare = prepare;
+
+    const sqlite = new BetterSqlite3(file, { readonly: true });
+    try {
+      const scans = [...preparedSql].flatMap((sql) => {
+        const placeholders = sql.match(/\?/g)?.length ?? 0;
+        const plan = sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array<null>(placeholders).fill(null)) as { detail: string }[];
+        return plan.filter((step) => step.detail.startsWith("SCAN ")).map((step) => `${step.detail} in: ${sql}`);
+      });
+      expect(preparedSql.size).toBeGreaterThan(15);
+      expect(scans).toEqual([]);
+    } finally {
+      sqlite.close();
+    }
+  });
+});
