@@ -103,15 +103,20 @@ describe("PlatformPacer", () => {
     expect(grants).toEqual(["d8@0", "d9@2000", "t1@5000", "t2@5000"]);
   });
 
-  it("gives best-effort sends a token only when one is free now and no send waits for it", async () => {
+  it("gives best-effort sends a token only when one is free now, no send waits for it and one is left for a reply", async () => {
     const { clock, pacer, grants, send } = setup();
-    expect([1, 2, 3].map(() => pacer.tryAcquire("telegram", "5"))).toEqual([true, true, true]);
+    expect([1, 2, 3].map(() => pacer.tryAcquire("telegram", "5"))).toEqual([true, true, false]);
+    // The typing actions left the chat's last token: the reply goes at once.
+    await send("5", "reply");
+    expect(grants).toEqual(["reply@0"]);
     expect(pacer.tryAcquire("telegram", "5")).toBe(false);
-    const reply = send("5", "reply");
+    const next = send("5", "next");
     await clock.advance(1_000);
-    await reply;
-    // The typing actions took the burst; the reply still came at the first free token, and nothing was queued for them.
-    expect(grants).toEqual(["reply@1000"]);
+    await next;
+    // The reply still came at the first free token, and nothing was queued for the typing actions.
+    expect(grants).toEqual(["reply@0", "next@1000"]);
+    await clock.advance(2_000);
+    expect(pacer.tryAcquire("telegram", "5")).toBe(true);
     pacer.pause("telegram", "5", 10_000);
     await clock.advance(2_000);
     expect(pacer.tryAcquire("telegram", "5")).toBe(false);

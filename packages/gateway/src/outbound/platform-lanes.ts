@@ -58,10 +58,13 @@ export class PlatformLanes {
     });
   }
 
-  /** Never ahead of sends already waiting, in this chat or for the global bucket. */
+  /**
+   * Never ahead of sends already waiting, in this chat or for the global bucket, and never with the chat's last token:
+   * a best-effort send (typing) that took it would make the reply that follows it wait for the next one.
+   */
   tryAcquire(chatId: string): boolean {
     if ((this.lanes.get(chatId)?.waiters.length ?? 0) > 0) return false;
-    if (this.localWaitMs(chatId) > 0 || this.globalBlocked()) return false;
+    if (this.localWaitMs(chatId, 2) > 0 || this.globalBlocked()) return false;
     this.takeTokens(chatId);
     return true;
   }
@@ -172,10 +175,11 @@ export class PlatformLanes {
     return this.global !== undefined && (this.globalQueue.length > 0 || this.global.msUntil() > 0);
   }
 
-  private localWaitMs(chatId: string): number {
+  /** Until the chat's own buckets hold `tokens` (as many as they can hold, if fewer) and no pause holds it. */
+  private localWaitMs(chatId: string, tokens = 1): number {
     const now = this.clock.now();
     let wait = Math.max(0, this.pausedUntil - now, (this.chatPauses.get(chatId) ?? 0) - now);
-    for (const bucket of this.bucketsOf(chatId)) wait = Math.max(wait, bucket.msUntil());
+    for (const bucket of this.bucketsOf(chatId)) wait = Math.max(wait, bucket.msUntil(Math.min(tokens, bucket.burst)));
     return Math.ceil(wait);
   }
 

@@ -29,6 +29,11 @@ export class TokenBucket {
     this.reserve = Math.min(reserve, limit.burst - 1);
   }
 
+  /** The most tokens the bucket holds. */
+  get burst(): number {
+    return this.limit.burst;
+  }
+
   /** Milliseconds until `count` tokens (beyond the reserve) are in the bucket (0: now). */
   msUntil(count = 1): number {
     this.checkCount(count);

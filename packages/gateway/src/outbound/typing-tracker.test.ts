@@ -115,7 +115,7 @@ describe("TypingTracker", () => {
     expect(tracker.isActive("a") || tracker.isActive("b")).toBe(false);
   });
 
-  it("shares the chat's send limits: a refresh without a free token is skipped, not queued, and never takes a waiting reply's turn", async () => {
+  it("shares the chat's send limits: a refresh without a free token to spare is skipped, not queued, and never takes a waiting reply's turn", async () => {
     const adapter = new FakeAdapter({ platform: "telegram", typing: () => undefined });
     const repeat = fakeRepeat();
     const time = new ManualClock();
@@ -132,6 +132,11 @@ describe("TypingTracker", () => {
     expect(await reply).toBe(1_000);
     repeat.tick();
     await settle();
+    expect(adapter.typingCalls).toHaveLength(1);
+    await time.advance(1_000);
+    repeat.tick();
+    await settle();
+    // One token is free, but it is the chat's last: it is left for a reply.
     expect(adapter.typingCalls).toHaveLength(1);
     await time.advance(1_000);
     repeat.tick();
