@@ -80,9 +80,13 @@ describe("staleOutputView", () => {
     expect(batches).toBeLessThanOrEqual(20);
   });
 
-  it("is a function of the transcript alone: the same history gives the same view in a fresh computation", () => {
+  it("is a function of the transcript alone: a copy of the history (as loaded again from the store) gives the same view", () => {
     const messages = conversation(25);
-    expect(JSON.stringify(staleOutputView(messages, OPTIONS).messages)).toBe(JSON.stringify(staleOutputView([...messages], OPTIONS).messages));
+    const first = JSON.stringify(staleOutputView(messages, OPTIONS).messages);
+    expect(JSON.stringify(staleOutputView(structuredClone(messages), OPTIONS).messages)).toBe(first);
+    expect(JSON.stringify(staleOutputView(messages, OPTIONS).messages)).toBe(first);
+    // A different minimum is worked out afresh, not taken from what the first views remembered.
+    expect(staleOutputView(messages, { ...OPTIONS, minChars: 100_000 }).pruned).toBe(0);
   });
 
   it("prunes nothing while the conversation has no more turns than it protects", () => {

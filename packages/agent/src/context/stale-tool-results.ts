@@ -1,4 +1,4 @@
-import type { Message, ToolResultMessage } from "@mariozechner/pi-ai";
+import type { Message, ToolCall, ToolResultMessage } from "@mariozechner/pi-ai";
 import { latestCompressionTime, userRequestText } from "./compression-note.js";
 import { DEFAULT_PRUNE_MIN_CHARS, describeToolResult, prunedResult, resultText, toolCallsById } from "./prune-tool-results.js";
 import { estimateMessageTokens, promptTokensOf } from "./token-estimate.js";
@@ -26,6 +26,35 @@ export interface RequestView {
   savedTokens: number;
 }
 
+// Every model step looks at the whole transcript again; messages are never changed in place, so what was worked out
+// for one stays true, and a long transcript costs its character scan once per run instead of several times a step.
+const tokenMemo = new WeakMap<Message, number>();
+const standInMemo = new WeakMap<ToolResultMessage, { minChars: number; standIn: ToolResultMessage; saving: number } | { minChars: number; standIn?: undefined }>();
+
+function tokensOf(message: Message): number {
+  let tokens = tokenMemo.get(message);
+  if (tokens === undefined) {
+    tokens = estimateMessageTokens(message);
+    tokenMemo.set(message, tokens);
+  }
+  return tokens;
+}
+
+/** The result's one-line stand-in and what it saves, or nothing when the result is not worth replacing. */
+function standInFor(result: ToolResultMessage, calls: Map<string, ToolCall>, minChars: number): { standIn: ToolResultMessage; saving: number } | undefined {
+  const known = standInMemo.get(result);
+  if (known && known.minChars === minChars) return known.standIn ? known : undefined;
+  const hasImage = result.content.some((block) => block.type === "image");
+  let entry: { minChars: number; standIn: ToolResultMessage; saving: number } | undefined;
+  if (hasImage || resultText(result).length > minChars) {
+    const standIn = prunedResult(result, describeToolResult(result, calls.get(result.toolCallId)));
+    const saving = tokensOf(result) - estimateMessageTokens(standIn);
+    if (saving > 0) entry = { minChars, standIn, saving };
+  }
+  standInMemo.set(result, entry ?? { minChars });
+  return entry;
+}
+
 /**
  * Where the protected recent part starts: the `protectRecentTurns`-th newest user request, or later when what follows
  * it passes `tailTokenBudget` (one long run of tool calls must not keep all of its output forever).
@@ -44,7 +73,7 @@ export function protectedStart(messages: readonly Message[], options: Pick<Stale
   let budgetStart = messages.length;
   let used = 0;
   while (budgetStart > 0) {
-    const cost = estimateMessageTokens(messages[budgetStart - 1] as Message);
+    const cost = tokensOf(messages[budgetStart - 1] as Message);
     if (budgetStart <= alwaysKept && used + cost > options.tailTokenBudget) break;
     used += cost;
     budgetStart -= 1;
@@ -67,18 +96,15 @@ export function staleOutputView(messages: readonly Message[], options: StaleOutp
   const batch = Math.max(1, options.batchTokens);
   const end = protectedStart(messages, options);
   const calls = toolCallsById(messages.slice(0, end));
-  const candidates: Array<{ index: number; position: number; message: ToolResultMessage }> = [];
+  const candidates: Array<{ index: number; position: number; message: ToolResultMessage; saving: number }> = [];
   let stale = 0;
   for (let index = 0; index < end; index += 1) {
     const message = messages[index] as Message;
     if (message.role !== "toolResult") continue;
-    const hasImage = message.content.some((block) => block.type === "image");
-    if (!hasImage && resultText(message).length <= minChars) continue;
-    const shorter = prunedResult(message, describeToolResult(message, calls.get(message.toolCallId)));
-    const saving = estimateMessageTokens(message) - estimateMessageTokens(shorter);
-    if (saving <= 0) continue;
-    candidates.push({ index, position: stale, message: shorter });
-    stale += saving;
+    const found = standInFor(message, calls, minChars);
+    if (!found) continue;
+    candidates.push({ index, position: stale, message: found.standIn, saving: found.saving });
+    stale += found.saving;
   }
   const line = Math.floor(stale / batch) * batch;
   const out = messages.slice();
@@ -86,7 +112,7 @@ export function staleOutputView(messages: readonly Message[], options: StaleOutp
   let savedTokens = 0;
   for (const candidate of candidates) {
     if (candidate.position >= line) break;
-    savedTokens += estimateMessageTokens(out[candidate.index] as Message) - estimateMessageTokens(candidate.message);
+    savedTokens += candidate.saving;
     out[candidate.index] = candidate.message;
     pruned += 1;
   }
