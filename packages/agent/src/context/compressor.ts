@@ -87,7 +87,8 @@ function clamp(value: number, low: number, high: number): number {
 /**
  * Context compression of seed 000 §7 and seed 002 §6: prune old tool output, keep head and recent tail, summarise the
  * middle with one model call (updating the previous summary rather than summarising it), reassemble and repair.
- * Holds the anti-thrash state of one conversation, so keep one instance per conversation.
+ * Long before that is needed, every request already leaves stale tool output out (`requestView`, the cheap stage of
+ * seed 003), so summaries are rare. Holds the anti-thrash state of one conversation: keep one instance per conversation.
  */
 export class ContextCompressor {
   private readonly options: ContextCompressorOptions;
