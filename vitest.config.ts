@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -13,6 +14,16 @@ export default defineConfig({
     // Installs redis-server once when a fresh machine lacks it (or fails fast naming the package).
     globalSetup: ["test/support/global-setup.ts"],
     pool: "forks",
+    // Most slow files wait on processes, sockets and timers rather than on a core, so one file more than there are
+    // cores keeps the machine busy (vitest's default, one fewer, runs a single file at a time on 2 cores). Every file
+    // starts its own redis-server, servers and temp folders on free ports, so files do not share state.
+    // VITEST_MAX_WORKERS overrides it.
+    maxWorkers: Math.max(2, availableParallelism() + 1),
+    // A worker process runs file after file with the modules it already loaded: a fresh process per file spent more
+    // CPU importing @hermes/agent (pi-ai, every built-in tool) than most files spend testing. Files restore what they
+    // change (environment variables, timers, OpenTelemetry globals), so none depends on running first; vi.mock would
+    // leak into the next file and is not used.
+    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Tests must never read the operator's real state or credentials.

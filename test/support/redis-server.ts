@@ -79,7 +79,9 @@ async function startOnPort(binary: string, port: number): Promise<TestRedis> {
     stop: () => {
       stopping ??= (async () => {
         if (isRunning(child)) {
-          await sendCommand(port, "SHUTDOWN NOSAVE").catch(() => undefined);
+          const taken = await sendCommand(port, "SHUTDOWN NOSAVE").then(() => true, () => false);
+          // A server that does not take the command (paused, stuck) is not going to shut down by itself.
+          if (!taken) child.kill("SIGKILL");
           const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
           await exited;
           clearTimeout(timer);
