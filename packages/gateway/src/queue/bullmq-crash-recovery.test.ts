@@ -14,6 +14,10 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..
 const TSX_LOADER = pathToFileURL(path.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 const CHILD_WORKER = path.join(REPO_ROOT, "test/support/bullmq-worker-child.ts");
 const QUEUE_NAME = "crash-runs";
+// Short locks and stall checks, so the orphaned job is found in about a second rather than the production 10–15 s; the
+// production settings are proved end to end by test/bullmq-e2e.test.ts (a SIGKILLed `npm run worker`).
+const LOCK_MS = 1_500;
+const STALLED_INTERVAL_MS = 500;
 
 describe("BullMQ crash recovery", () => {
   let server: TestRedis;
@@ -50,7 +54,7 @@ describe("BullMQ crash recovery", () => {
 
     child = spawn(process.execPath, ["--import", TSX_LOADER, CHILD_WORKER], {
       cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", REDIS_URL: server.url, QUEUE_NAME },
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", REDIS_URL: server.url, QUEUE_NAME, LOCK_MS: String(LOCK_MS), STALLED_INTERVAL_MS: String(STALLED_INTERVAL_MS) },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let childOutput = "";
@@ -72,11 +76,13 @@ describe("BullMQ crash recovery", () => {
     child.kill("SIGKILL");
     await killed;
 
-    // A second worker, with the production lock settings, must find the orphaned job once its lock expires.
+    // A second worker must find the orphaned job once its lock expires.
     const survivor = new BullMqWorkerHost({
       redisUrl: server.url,
       queueName: QUEUE_NAME,
       concurrency: 1,
+      lockDurationMs: LOCK_MS,
+      stalledIntervalMs: STALLED_INTERVAL_MS,
       processor: async (run) => {
         await redis.rpush(`${QUEUE_NAME}:completed`, String(run.inboundId));
         return "done";
