@@ -64,6 +64,21 @@ describe("UpdatePoller against the fake Bot API", () => {
     expect(fake.callsOf("getUpdates")[0]?.params.timeout).toBe(0);
   });
 
+  it("lets work that is waiting run between the updates of one batch", async () => {
+    const order: string[] = [];
+    const both = deferred();
+    startPoller(async (update) => {
+      order.push(`update ${update.update_id}`);
+      // Stands for a model answer or a reply that became ready while the update was handed over.
+      if (order.length === 1) setImmediate(() => order.push("waiting work"));
+      if (order.filter((entry) => entry.startsWith("update")).length === 2) both.resolve();
+    });
+    const first = fake.userWrites({ text: "one" }).update;
+    const second = fake.userWrites({ text: "two" }).update;
+    await both.promise;
+    expect(order).toEqual([`update ${first.update_id}`, "waiting work", `update ${second.update_id}`]);
+  });
+
   it("fetches an update again when the gateway could not persist it", async () => {
     const handled: number[] = [];
     const { logger, sleeps } = startPoller(async (update) => {

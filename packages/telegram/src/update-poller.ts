@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Logger } from "@hermes/agent";
 import { cappedBackoffMs } from "@hermes/gateway";
 import type { Update } from "grammy/types";
@@ -116,7 +117,11 @@ export class UpdatePoller {
   }
 
   private async handOver(updates: Update[], signal: AbortSignal): Promise<void> {
-    for (const update of updates) {
+    for (const [index, update] of updates.entries()) {
+      // Handing an update over can finish without waiting on any I/O (the store is synchronous), so a batch of up to
+      // 100 would hold the event loop for all of them: the runs, replies and model answers already waiting get a turn
+      // between updates, as they would between updates arriving one by one.
+      if (index > 0) await nextTurn();
       if (signal.aborted) return;
       try {
         await this.options.handle(update, signal);
