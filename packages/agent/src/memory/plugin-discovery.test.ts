@@ -89,6 +89,14 @@ describe("discoverMemoryProviders", () => {
     expect(found).toEqual({ providers: [], skipped: [] });
   });
 
+  it("finds a plugin folder made after an earlier look found none", async () => {
+    const dirs = [userMemoryProvidersDir(home)];
+    expect(await discoverMemoryProviders({ dirs, context: context() })).toEqual({ providers: [], skipped: [] });
+    await writePlugin("late.mjs", `export function register() { return { name: "late", ${OBJECT_METHODS} }; }`);
+    const found = await discoverMemoryProviders({ dirs, context: context() });
+    expect(found.providers.map((provider) => provider.name)).toEqual(["late"]);
+  });
+
   it("loads the example plugins of the fixture folder: a class module and a TypeScript folder plugin", async () => {
     const found = await discoverMemoryProviders({ dirs: [FIXTURES], context: context() });
     expect(found.skipped).toEqual([]);

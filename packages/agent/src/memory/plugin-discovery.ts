@@ -1,4 +1,4 @@
-import { promises as fs, type Dirent } from "node:fs";
+import { promises as fs, statSync, type Dirent } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { errorCode } from "../builtin-tools/fs-errors.js";
@@ -69,6 +69,9 @@ export async function discoverMemoryProviders(options: DiscoverMemoryProvidersOp
 }
 
 async function pluginFiles(dir: string, logger: Logger): Promise<string[]> {
+  // Usually there is no plugin folder, and every new memory scope looks: a stat that returns nothing for it is cheaper
+  // than a readdir that fails (a thread-pool round trip and an error object each time).
+  if (!folderMayExist(dir)) return [];
   let entries: Dirent[];
   try {
     entries = await fs.readdir(dir, { withFileTypes: true });
@@ -89,6 +92,15 @@ async function pluginFiles(dir: string, logger: Logger): Promise<string[]> {
     }
   }
   return files;
+}
+
+function folderMayExist(dir: string): boolean {
+  try {
+    return statSync(dir, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    // Unreadable or not a folder on the way: readdir says which, as before.
+    return true;
+  }
 }
 
 async function loadPlugin(
