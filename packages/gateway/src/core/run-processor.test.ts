@@ -152,6 +152,33 @@ describe("run processor", () => {
     expect((await store.inbound.get(first))?.status).toBe("failed");
   });
 
+  it("reports each message's replies once they are in the outbox, before the run lets go of the session", async () => {
+    const first = await queued("one", "m1");
+    const second = await queued("two", "m2");
+    const locks = new InMemorySessionLock();
+    const events: string[] = [];
+    const recording: Store = {
+      ...store,
+      completeRun: async (input) => {
+        const done = await store.completeRun(input);
+        events.push(`stored ${input.inboundId}`);
+        return done;
+      },
+    };
+    const process = createRunProcessor({
+      store: recording,
+      lock: locks,
+      agentFor: async () => fakeAgent(async (text) => ok(`answer to ${text}`)),
+      hooks,
+      sessionScope: DEFAULT_SESSION_SCOPE,
+      onRepliesStored: (inboundId) => events.push(`reported ${inboundId}${locks.isHeld(key) ? " (session held)" : ""}`),
+      logger: silentLogger,
+    });
+    expect(await process({ inboundId: first, sessionKey: key }, { signal: new AbortController().signal })).toBe("done");
+    expect(events).toEqual([`stored ${first}`, `reported ${first} (session held)`, `stored ${second}`, `reported ${second} (session held)`]);
+    expect((await store.deliveries.pending()).map((d) => d.text)).toEqual(["answer to one", "answer to two"]);
+  });
+
   it("still answers when finishing the run fails once", async () => {
     const first = await queued("hello", "m1");
     let failures = 1;

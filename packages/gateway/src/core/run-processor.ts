@@ -42,6 +42,11 @@ export interface RunProcessorOptions {
   /** Called for each message answered without the model because its sender's daily budget was reached, e.g. to count it. */
   onBudgetRefused?(message: InboundMessage): void;
   sessionScope: SessionScopeSettings;
+  /**
+   * Called once a run's replies are committed to the outbox, before the run lets go of its session and job: a worker
+   * tells the gateway to deliver them now rather than after the job's completion has gone round through the queue.
+   */
+  onRepliesStored?(inboundId: number): void;
   logger: Logger;
   leaseMs?: number;
   now?: () => number;
@@ -64,6 +69,11 @@ export function createRunProcessor(options: RunProcessorOptions) {
   // Conversations already told that compression stopped helping (told once, not on every reply).
   const toldThrashing = new Set<string>();
   const now = options.now ?? Date.now;
+  const completeRun: Store["completeRun"] = async (input) => {
+    const done = await options.store.completeRun(input);
+    if (done.ok && input.deliveries.length > 0) options.onRepliesStored?.(input.inboundId);
+    return done;
+  };
 
   return async (job: AgentRunJob, context: { signal: AbortSignal }): Promise<"done" | "retry_later"> => {
     const record = await options.store.inbound.get(job.inboundId);
@@ -134,7 +144,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     const message = JSON.parse(record.payload) as InboundMessage;
     try {
       const { session } = await options.store.sessions.getOrCreateActive(newSessionFor(message, record.sessionKey ?? ""));
-      const done = await options.store.completeRun({ inboundId: record.id, sessionId: session.id, messages: [], deliveries: [reply(record, message, CRASH_REPLY)], status: "failed" });
+      const done = await completeRun({ inboundId: record.id, sessionId: session.id, messages: [], deliveries: [reply(record, message, CRASH_REPLY)], status: "failed" });
       if (done.ok) return;
     } catch (error) {
       logger.error("could not record the failed run", { error });
@@ -199,7 +209,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     logger.info("daily budget reached; answered without the model", { spentUsd: status.spentUsd, budgetUsd: status.budgetUsd });
     options.onBudgetRefused?.(message);
     // Nothing goes into the transcript: the model never saw the message, and a later answer should not either.
-    const done = await options.store.completeRun({ inboundId: record.id, sessionId, messages: [], deliveries: [reply(record, message, budgetReachedReply(status, at))] });
+    const done = await completeRun({ inboundId: record.id, sessionId, messages: [], deliveries: [reply(record, message, budgetReachedReply(status, at))] });
     if (!done.ok) logger.warn("budget reply discarded", { reason: done.reason });
     return true;
   }
@@ -217,7 +227,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     const stopped = result.stopReason === "ABORT";
     // A stopped run keeps nothing of a compression it did: /stop or /new may already have moved the conversation on.
     const compacted = result.compacted && !stopped;
-    const finished = await options.store.completeRun({
+    const finished = await completeRun({
       inboundId: record.id,
       sessionId,
       messages: compacted ? result.history : result.compacted ? [] : result.newMessages,

@@ -112,6 +112,30 @@ describe("BullMqQueue with BullMqWorkerHost", () => {
     expect(host.workerHealth()).toEqual({ running: 0, processed: 2, failed: 0, closing: false });
   });
 
+  it("tells the producer that a run's replies are stored while the run is still going, before its job settles", async () => {
+    const queueName = newQueueName();
+    const queue = producer(queueName);
+    const events: string[] = [];
+    const heard = deferred<void>();
+    queue.onRepliesStored((inboundId) => {
+      events.push(`replies ${inboundId}`);
+      heard.resolve();
+    });
+    queue.onSettled((job) => events.push(`settled ${job.inboundId}`));
+    let host: BullMqWorkerHost | undefined;
+    host = await workerHost(queueName, async (job) => {
+      host?.repliesStored(job.inboundId);
+      // The run goes on (hooks, the next message, releasing the session) until the gateway has heard.
+      await heard.promise;
+      return "done";
+    });
+    await queue.ready();
+    const settled = nextSettled(queue, 1);
+    await queue.enqueue({ inboundId: 12, sessionKey: "s12" });
+    await settled;
+    expect(events).toEqual(["replies 12", "settled 12"]);
+  });
+
   it("carries the job's W3C trace context through Redis to the worker's processor", async () => {
     const queueName = newQueueName();
     const queue = producer(queueName);

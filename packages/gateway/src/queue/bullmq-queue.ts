@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { silentLogger, type Logger } from "@hermes/agent";
-import { Queue, QueueEvents } from "bullmq";
+import { Queue, QueueEvents, type QueueEventsListener } from "bullmq";
 import type { Redis } from "ioredis";
 import { closeRedis, openRedis } from "./redis-connection.js";
 import { RedisSessionLock } from "./session-lock.js";
@@ -9,11 +9,13 @@ import { notifySettled } from "./settled-listeners.js";
 import { publishStop } from "./stop-channel.js";
 import {
   DEFAULT_RUN_QUEUE_NAME,
+  REPLIES_STORED_EVENT,
   copyAgentRunJob,
   parseAgentRunJob,
   runJobId,
   type AgentRunJob,
   type AgentRunQueue,
+  type RepliesStoredListener,
   type SessionLock,
   type SettledListener,
   type SettledOutcome,
@@ -32,6 +34,9 @@ export interface BullMqQueueOptions {
   /** An enqueue that Redis has not confirmed by then fails (default 2000): intake must not hang behind an outage. */
   enqueueTimeoutMs?: number;
 }
+
+/** The stream's fields arrive as strings. */
+type RepliesStoredEvents = QueueEventsListener & { [REPLIES_STORED_EVENT]: (args: { inboundId: string }, id: string) => void };
 
 /** What is stored in Redis: the job plus the token of the enqueue that created it. */
 interface StoredRun extends AgentRunJob {
@@ -53,6 +58,7 @@ export class BullMqQueue implements AgentRunQueue {
   private readonly connection: Redis;
   private readonly queue: Queue<StoredRun, AgentRunJob, "run">;
   private readonly listeners: SettledListener[] = [];
+  private readonly repliesListeners: RepliesStoredListener[] = [];
   private events: QueueEvents | undefined;
   private listening: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
@@ -123,6 +129,10 @@ export class BullMqQueue implements AgentRunQueue {
 
   onSettled(listener: SettledListener): void {
     this.listeners.push(listener);
+  }
+
+  onRepliesStored(listener: RepliesStoredListener): void {
+    this.repliesListeners.push(listener);
   }
 
   async waiting(): Promise<number> {
@@ -199,7 +209,20 @@ export class BullMqQueue implements AgentRunQueue {
     events.on("completed", ({ jobId, returnvalue }) => void this.settle(jobId, returnvalue, "done"));
     // QueueEvents reports "failed" only when no attempt remains; earlier failures come back as "delayed".
     events.on("failed", ({ jobId }) => void this.settle(jobId, undefined, "failed"));
+    events.on<RepliesStoredEvents, typeof REPLIES_STORED_EVENT>(REPLIES_STORED_EVENT, ({ inboundId }) => this.repliesStored(inboundId));
     await events.waitUntilReady();
+  }
+
+  private repliesStored(raw: unknown): void {
+    const inboundId = Number(raw);
+    if (!Number.isSafeInteger(inboundId)) return;
+    for (const listener of this.repliesListeners) {
+      try {
+        listener(inboundId);
+      } catch (error) {
+        this.logger.error("a replies-stored listener threw", { inboundId, error });
+      }
+    }
   }
 
   private async settle(jobId: string, returned: unknown, outcome: SettledOutcome): Promise<void> {

@@ -1,5 +1,5 @@
 import { silentLogger, type Logger } from "@hermes/agent";
-import { DelayedError, Queue, UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
+import { DelayedError, Queue, QueueEventsProducer, UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { closeRedis, openRedis } from "./redis-connection.js";
 import { RunRegistry, type RunHandle } from "./run-registry.js";
@@ -8,6 +8,7 @@ import { settlesWithin, timerScheduler, type Scheduler } from "./scheduler.js";
 import { StopListener } from "./stop-channel.js";
 import {
   DEFAULT_RUN_QUEUE_NAME,
+  REPLIES_STORED_EVENT,
   parseAgentRunJob,
   type AgentRunJob,
   type QueueCloseOptions,
@@ -41,6 +42,8 @@ export interface BullMqWorkerHostOptions {
 }
 
 const DEFAULT_DRAIN_MS = 10_000;
+// BullMQ's own cap on the event stream (its default maxLenEvents); a custom event must not trim it shorter.
+const MAX_STREAM_EVENTS = 10_000;
 // A parked job looks again this long after its session's lock would expire.
 const LOCK_EXPIRY_MARGIN_MS = 250;
 
@@ -56,9 +59,11 @@ export class BullMqWorkerHost {
   private readonly parkedSafetyDelayMs: number;
   private readonly abortGraceMs: number;
   private readonly connection: Redis;
-  private readonly worker: Worker<unknown, AgentRunJob>;
+  private readonly workers: Array<Worker<unknown, AgentRunJob>>;
   /** Only for promoting parked jobs; the worker takes jobs through its own connection. */
   private readonly promoter: Queue;
+  /** Adds our own events to the queue's event stream, which the gateway already reads. */
+  private readonly announcer: QueueEventsProducer;
   private readonly waiters: RedisSessionWaiters;
   private readonly stops: StopListener;
   private readonly runs = new RunRegistry();
@@ -75,28 +80,34 @@ export class BullMqWorkerHost {
     this.parkedSafetyDelayMs = options.parkedSafetyDelayMs ?? PARKED_SAFETY_DELAY_MS;
     this.abortGraceMs = options.abortGraceMs ?? 2_000;
     this.connection = openRedis(options.redisUrl, { name: "hermes-worker", waitThroughOutages: true }, this.logger);
-    this.worker = new Worker<unknown, AgentRunJob>(
-      options.queueName ?? DEFAULT_RUN_QUEUE_NAME,
-      (job, token) => this.process(job, token),
-      {
+    const queueName = options.queueName ?? DEFAULT_RUN_QUEUE_NAME;
+    // During an outage the connection has logged it once already; these are the same failure seen by BullMQ.
+    const outage = (): boolean => this.connection.status !== "ready";
+    // One BullMQ Worker per run slot, each taking one job at a time: a Worker with room for more fetches again (and
+    // waits for Redis's answer) before it starts the job it just took, which puts a round trip in front of every run.
+    this.workers = Array.from({ length: Math.max(1, options.concurrency) }, (_, slot) => {
+      const worker = new Worker<unknown, AgentRunJob>(queueName, (job, token) => this.process(job, token), {
         connection: this.connection,
-        concurrency: options.concurrency,
+        concurrency: 1,
         lockDuration: options.lockDurationMs ?? 10_000,
         stalledInterval: options.stalledIntervalMs ?? 5_000,
         maxStalledCount: options.maxStalledCount ?? 3,
+        // The stalled-job check covers the whole queue; one slot per process doing it is enough.
+        skipStalledCheck: slot > 0,
         // After a Redis outage the worker takes jobs again within about 2 s, not BullMQ's default 15 s.
         runRetryDelay: 2_000,
         autorun: false,
-      },
-    );
-    // During an outage the connection has logged it once already; these are the same failure seen by BullMQ.
-    const outage = (): boolean => this.connection.status !== "ready";
-    this.worker.on("error", (error: Error) => (outage() ? this.logger.debug("run worker error", { error }) : this.logger.error("run worker error", { error })));
-    this.worker.on("failed", (job: Job | undefined, error: Error) => {
-      this.logger.warn("agent run attempt failed", { jobId: job?.id, attemptsMade: job?.attemptsMade, error });
+      });
+      worker.on("error", (error: Error) => (outage() ? this.logger.debug("run worker error", { error }) : this.logger.error("run worker error", { error })));
+      worker.on("failed", (job: Job | undefined, error: Error) => {
+        this.logger.warn("agent run attempt failed", { jobId: job?.id, attemptsMade: job?.attemptsMade, error });
+      });
+      return worker;
     });
-    this.promoter = new Queue(options.queueName ?? DEFAULT_RUN_QUEUE_NAME, { connection: this.connection });
+    this.promoter = new Queue(queueName, { connection: this.connection });
     this.promoter.on("error", (error: Error) => (outage() ? this.logger.debug("run queue error", { error }) : this.logger.error("run queue error", { error })));
+    this.announcer = new QueueEventsProducer(queueName, { connection: this.connection });
+    this.announcer.on("error", (error: Error) => this.logger.debug("run queue events producer error", { error }));
     this.waiters = new RedisSessionWaiters(this.connection, { promote: (jobIds) => promoteDelayed(this.promoter, jobIds) });
     this.stops = new StopListener(options.redisUrl, (sessionKey) => this.stopSession(sessionKey), this.logger);
     this.started = this.start();
@@ -108,6 +119,17 @@ export class BullMqWorkerHost {
   /** Resolves once stop requests are heard and jobs are being taken. */
   ready(): Promise<void> {
     return this.started;
+  }
+
+  /**
+   * Tells the gateway that a run's replies are in the outbox, through the queue's event stream (which it reads anyway),
+   * so it delivers them before the job completes. Not awaited: a lost announcement only defers the delivery to the job's
+   * completion event.
+   */
+  repliesStored(inboundId: number): void {
+    this.announcer.publishEvent({ eventName: REPLIES_STORED_EVENT, inboundId: String(inboundId) }, MAX_STREAM_EVENTS).catch((error: unknown) => {
+      this.logger.debug("could not announce stored replies; the job's completion will", { inboundId, error });
+    });
   }
 
   workerHealth(): WorkerHealth {
@@ -124,8 +146,8 @@ export class BullMqWorkerHost {
     // Subscribe first: a stop for a run this worker takes must never fall in a gap.
     await this.stops.ready;
     if (this.closing) return;
-    this.worker.run().catch((error: unknown) => this.logger.error("run worker loop ended", { error }));
-    await this.worker.waitUntilReady();
+    for (const worker of this.workers) worker.run().catch((error: unknown) => this.logger.error("run worker loop ended", { error }));
+    await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
   }
 
   private stopSession(sessionKey: string): void {
@@ -134,7 +156,7 @@ export class BullMqWorkerHost {
   }
 
   private async shutDown(drainMs: number): Promise<void> {
-    if (this.worker.isRunning()) await this.worker.pause(true);
+    await Promise.all(this.workers.map((worker) => (worker.isRunning() ? worker.pause(true) : undefined)));
     let force = false;
     if (!(await settlesWithin(this.runs.whenIdle(), drainMs, this.scheduler))) {
       const aborted = this.runs.abortAll("shutdown");
@@ -143,8 +165,9 @@ export class BullMqWorkerHost {
       // Their locks stop being renewed, so another worker picks their jobs up once the locks expire.
       if (force) this.logger.error("runs ignored their abort signal at shutdown", { runs: this.runs.size });
     }
-    await this.worker.close(force);
+    await Promise.all(this.workers.map((worker) => worker.close(force)));
     await this.promoter.close();
+    await this.announcer.close();
     await this.stops.close();
     await closeRedis(this.connection);
   }

@@ -28,6 +28,11 @@ export type RunProcessor = (job: AgentRunJob, context: RunContext) => Promise<Ru
 
 export type SettledListener = (job: AgentRunJob, outcome: SettledOutcome) => void;
 
+export type RepliesStoredListener = (inboundId: number) => void;
+
+/** The custom event a worker adds to the queue's event stream once a run's replies are in the outbox. */
+export const REPLIES_STORED_EVENT = "hermes:replies-stored";
+
 export interface QueueCloseOptions {
   drainMs?: number;
 }
@@ -39,6 +44,11 @@ export interface AgentRunQueue {
   stop(sessionKey: string): Promise<void>;
   /** Called after a job finished (done or failed for good), in the process that enqueued it — the gateway flushes replies then. */
   onSettled(listener: SettledListener): void;
+  /**
+   * Called as soon as a run in another process has committed replies to the outbox (before its job completes), so the
+   * gateway can deliver them at once; a queue whose runs happen in this process has nothing to report.
+   */
+  onRepliesStored?(listener: RepliesStoredListener): void;
   /** Runs waiting to start (queued or delayed for a retry), for the `hermes_queue_waiting` gauge. */
   waiting(): Promise<number>;
   /** Graceful: stop taking jobs; wait up to drainMs for running ones (inline: abort them after that; BullMQ: leave them to be re-queued). */

@@ -171,6 +171,10 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     logger,
   });
 
+  // A worker's replies are in the outbox before its job completes: send them then, not a queue round trip later.
+  queue.onRepliesStored?.(() => {
+    if (duty.active) void delivery.flush();
+  });
   queue.onSettled((job, outcome) => {
     // Every gateway hears settled runs from BullMQ; only the active one answers for them.
     if (!duty.active) return;

@@ -1,6 +1,6 @@
 import type { Logger } from "@hermes/agent";
 import { timerScheduler, type Scheduler } from "../queue/scheduler.js";
-import { copyAgentRunJob, type AgentRunJob, type AgentRunQueue, type QueueCloseOptions, type SettledListener } from "../queue/types.js";
+import { copyAgentRunJob, type AgentRunJob, type AgentRunQueue, type QueueCloseOptions, type RepliesStoredListener, type SettledListener } from "../queue/types.js";
 
 export interface QueueRelayOptions {
   /** The Redis-backed queue (BullMQ producer); its enqueue fails fast while Redis is unreachable. */
@@ -74,6 +74,10 @@ export class QueueRelay implements AgentRunQueue {
 
   onSettled(listener: SettledListener): void {
     this.options.queue.onSettled(listener);
+  }
+
+  onRepliesStored(listener: RepliesStoredListener): void {
+    this.options.queue.onRepliesStored?.(listener);
   }
 
   async waiting(): Promise<number> {
