@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { EndToEndFirstSequencer } from "./test/support/end-to-end-first.js";
 
 const source = (name: string): string => fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url));
 
@@ -24,6 +25,7 @@ export default defineConfig({
     // change (environment variables, timers, OpenTelemetry globals), so none depends on running first; vi.mock would
     // leak into the next file and is not used.
     isolate: false,
+    sequence: { sequencer: EndToEndFirstSequencer },
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Tests must never read the operator's real state or credentials.
