@@ -33,8 +33,12 @@ export function isBusyError(error: unknown): boolean {
 
 /** Runs `operation`, trying it again after pauses while it fails with SQLITE_BUSY, for up to `maxWaitMs`. */
 export async function retryWhileBusy<T>(operation: () => Promise<T>, policy: BusyRetryPolicy): Promise<T> {
-  const deadline = policy.now() + policy.maxWaitMs;
-  let delay = policy.firstDelayMs;
+  return retryFrom(policy.now(), policy.firstDelayMs, operation, policy);
+}
+
+async function retryFrom<T>(started: number, firstDelayMs: number, operation: () => Promise<T>, policy: BusyRetryPolicy): Promise<T> {
+  const deadline = started + policy.maxWaitMs;
+  let delay = firstDelayMs;
   for (;;) {
     try {
       return await operation();
@@ -65,7 +69,31 @@ export function retryingFunction<F extends Operation>(operation: F, policy: Busy
 
 type Operation = (...args: never[]) => unknown;
 
+/**
+ * The first attempt runs without the retry loop's async frames (every store call of a message passes here, and
+ * nearly none finds the database busy); only a busy failure enters the loop, with the deadline counted from the call.
+ */
 function retryingOperation(operation: Operation, self: unknown, policy: BusyRetryPolicy): (...args: unknown[]) => Promise<unknown> {
   const call = operation as (...args: unknown[]) => unknown;
-  return (...args) => retryWhileBusy(async () => call.apply(self, args), policy);
+  return (...args) => {
+    const started = policy.now();
+    let first: Promise<unknown>;
+    try {
+      first = Promise.resolve(call.apply(self, args));
+    } catch (error) {
+      first = Promise.reject(error);
+    }
+    return first.catch((error: unknown) => {
+      const left = started + policy.maxWaitMs - policy.now();
+      if (!isBusyError(error) || left <= 0) throw error;
+      return pauseThenRetry(left, started, async () => call.apply(self, args), policy);
+    });
+  };
+}
+
+/** After a first attempt failed busy: the first pause, then the loop of retryWhileBusy, within the call's deadline. */
+async function pauseThenRetry(left: number, started: number, attempt: () => Promise<unknown>, policy: BusyRetryPolicy): Promise<unknown> {
+  const delay = policy.firstDelayMs;
+  await new Promise((resolve) => setTimeout(resolve, Math.min(left, delay / 2 + (policy.random() * delay) / 2)));
+  return retryFrom(started, Math.min(policy.maxDelayMs, delay * 2), attempt, policy);
 }
