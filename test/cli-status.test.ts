@@ -6,8 +6,9 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startLlmServer } from "./fakes/llm-server.js";
 import { startFakeTelegram } from "./fakes/telegram/index.js";
-import { startApp } from "./support/app-process.js";
+import { httpUrl, startApp } from "./support/app-process.js";
 import { runCli } from "./support/run-cli.js";
+import { waitUntil } from "./support/wait-until.js";
 
 let root = "";
 beforeEach(async () => {
@@ -91,11 +92,15 @@ describe("hermes status", () => {
     const gateway = startApp("gateway", gatewayEnv);
     try {
       await gateway.waitFor("gateway started");
-      let status = await runCli(["status", "--json"], { env: env(port), cwd: root });
-      for (let attempt = 0; attempt < 40 && status.code !== 0; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        status = await runCli(["status", "--json"], { env: env(port), cwd: root });
-      }
+      // Ready once Telegram is connected; asked over HTTP meanwhile, since every `hermes status` is a process start.
+      const readyz = `${httpUrl(gateway)}/readyz`;
+      const readyStatus = async (): Promise<number> => {
+        const response = await fetch(readyz).catch(() => undefined);
+        await response?.body?.cancel();
+        return response?.status ?? 0;
+      };
+      await waitUntil(async () => (await readyStatus()) === 200, "the gateway to be ready");
+      const status = await runCli(["status", "--json"], { env: env(port), cwd: root });
       expect(status.code).toBe(0);
       expect(JSON.parse(status.stdout)).toMatchObject({ status: "ready", platforms: { telegram: { state: "connected" } } });
       const doctor = await runCli(["doctor", "--json"], { env: gatewayEnv, cwd: root });
