@@ -36,5 +36,9 @@ EXPOSE 8642
 # Slim images have no curl; Node's fetch does the probe.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.HERMES_HTTP_PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# node itself is PID 1 (no npm in between), so `docker stop`'s SIGTERM reaches the graceful shutdown.
-CMD ["node", "apps/gateway/dist/main.js"]
+# node itself is PID 1 (no npm in between), so `docker stop`'s SIGTERM reaches the graceful shutdown. The command is
+# `npm start`'s: --max-semi-space-size=4 caps V8's young generation at 2 x 4 MiB. By default it grows to 2 x 16 MiB
+# while the gateway loads its libraries (everything allocated then survives, which is what makes V8 grow it) and
+# stays there, about 20 MiB of an idle gateway's RSS. The smaller one scavenges about four times as often, which cost
+# no measurable CPU per message (interleaved throughput runs: within their ±1 ms spread of each other).
+CMD ["node", "--max-semi-space-size=4", "apps/gateway/dist/main.js"]

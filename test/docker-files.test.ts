@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { nodeOptionsOf } from "./support/app-process.js";
 
 // No Docker engine runs here, so these checks read the files' wiring; `docker build` itself is not exercised.
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -95,11 +96,11 @@ describe("Dockerfile", () => {
     expect(users.at(-1)).not.toMatch(/^(root|0)(:|$)/);
   });
 
-  it("starts node directly, so it receives the stop signal", () => {
+  it("starts node directly, so it receives the stop signal, with the node options of npm start", () => {
     const cmd = final.filter((instruction) => instruction.keyword === "CMD").at(-1);
     expect(cmd).toBeDefined();
     const argv = execForm(cmd?.args ?? "");
-    expect(argv).toEqual(["node", "apps/gateway/dist/main.js"]);
+    expect(argv).toEqual(["node", ...nodeOptionsOf("gateway"), "apps/gateway/dist/main.js"]);
     expect(final.some((instruction) => instruction.keyword === "ENTRYPOINT")).toBe(false);
   });
 
@@ -136,9 +137,9 @@ describe("docker-compose.yml", () => {
     expect(worker?.pull_policy).toBe("never");
   });
 
-  it("runs node directly in both services", () => {
-    expect(services.gateway?.command).toEqual(["node", "apps/gateway/dist/main.js"]);
-    expect(services.worker?.command).toEqual(["node", "apps/worker/dist/main.js"]);
+  it("runs node directly in both services, with the node options of npm start / npm run worker", () => {
+    expect(services.gateway?.command).toEqual(["node", ...nodeOptionsOf("gateway"), "apps/gateway/dist/main.js"]);
+    expect(services.worker?.command).toEqual(["node", ...nodeOptionsOf("worker"), "apps/worker/dist/main.js"]);
   });
 
   it("health-checks redis, the gateway and the workers on their own ports", () => {

@@ -4,6 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { nodeOptionsOf } from "../support/app-process.js";
 import { REPO_ROOT } from "../support/run-cli.js";
 import type { BenchFigure } from "./gateway-bench.js";
 
@@ -47,7 +48,7 @@ async function timeOneStart(apiRoot: string, listen: (listener: () => void) => v
   const home = await mkdtemp(path.join(os.tmpdir(), "hermes-bench-start-"));
   const polled = new Promise<void>((resolve) => listen(resolve));
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, "apps/gateway/dist/main.js")], {
+  const child = spawn(process.execPath, [...nodeOptionsOf("gateway"), path.join(REPO_ROOT, "apps/gateway/dist/main.js")], {
     cwd: home,
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",

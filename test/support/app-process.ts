@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { REPO_ROOT } from "./run-cli.js";
 
@@ -11,9 +12,21 @@ export interface AppProcess {
   kill(signal: NodeJS.Signals): void;
 }
 
-/** Starts the compiled `apps/<name>/dist/main.js` (what `npm start` / `npm run worker` run) with exactly the given environment. */
+/**
+ * The node options `npm start` / `npm run worker` put before the script in package.json (e.g. the gateway's V8
+ * young-generation size), so a process started here runs with the same settings as the real one.
+ */
+export function nodeOptionsOf(name: "gateway" | "worker"): string[] {
+  const scripts = (JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+  const words = (scripts[name === "gateway" ? "start" : "worker"] ?? "").trim().split(/\s+/);
+  const script = words.indexOf(`apps/${name}/dist/main.js`);
+  if (words[0] !== "node" || script < 0) throw new Error(`package.json does not start ${name} as "node [options] apps/${name}/dist/main.js"`);
+  return words.slice(1, script);
+}
+
+/** Starts the compiled `apps/<name>/dist/main.js` as `npm start` / `npm run worker` do, with exactly the given environment. */
 export function startApp(name: "gateway" | "worker", env: Record<string, string>): AppProcess {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, `apps/${name}/dist/main.js`)], {
+  const child = spawn(process.execPath, [...nodeOptionsOf(name), path.join(REPO_ROOT, `apps/${name}/dist/main.js`)], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
     stdio: ["ignore", "pipe", "pipe"],
