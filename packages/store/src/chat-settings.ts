@@ -1,3 +1,4 @@
+import { preparedQuery, type Param } from "./prepared-query.js";
 import type { StoreContext } from "./store-context.js";
 
 export type MentionMode = "mention" | "all";
@@ -17,9 +18,7 @@ export function createChatSettingsRepository(ctx: StoreContext): ChatSettingsRep
   const { db, exec } = ctx;
   return {
     async get(platform, chatId) {
-      const row = exec.first(
-        db.selectFrom("chat_settings").select("mention_mode").where("platform", "=", platform).where("chat_id", "=", chatId),
-      );
+      const row = exec.first(settingsOfChat(db, { platform, chatId }));
       if (row === undefined) return undefined;
       return { mentionMode: row.mention_mode === "all" ? "all" : "mention" };
     },
@@ -35,3 +34,8 @@ export function createChatSettingsRepository(ctx: StoreContext): ChatSettingsRep
     },
   };
 }
+
+// Read for every group message (prepared-query.ts).
+const settingsOfChat = preparedQuery((db, p: Param<{ platform: string; chatId: string }>) =>
+  db.selectFrom("chat_settings").select("mention_mode").where("platform", "=", p("platform")).where("chat_id", "=", p("chatId")),
+);

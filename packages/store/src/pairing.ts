@@ -1,5 +1,6 @@
 import type { Selectable } from "kysely";
 import type { ApprovedUsersTable, PairingRequestsTable } from "./database.js";
+import { preparedQuery, type Param } from "./prepared-query.js";
 import type { StoreContext } from "./store-context.js";
 import type { ApprovedUserRecord, PairingRequestRecord } from "./types.js";
 
@@ -107,10 +108,7 @@ export function createPairingRepository(ctx: StoreContext): PairingRepository {
     },
 
     async isApproved(platform, userId) {
-      const row = exec.first(
-        db.selectFrom("approved_users").select("user_id").where("platform", "=", platform).where("user_id", "=", userId),
-      );
-      return row !== undefined;
+      return exec.first(approvedUser(db, { platform, userId })) !== undefined;
     },
 
     async revoke(platform, userId) {
@@ -170,3 +168,8 @@ function toApprovedUserRecord(row: Selectable<ApprovedUsersTable>): ApprovedUser
     approvedAt: row.approved_at,
   };
 }
+
+// Checked for every message of a user the allowlist does not name (prepared-query.ts).
+const approvedUser = preparedQuery((db, p: Param<{ platform: string; userId: string }>) =>
+  db.selectFrom("approved_users").select("user_id").where("platform", "=", p("platform")).where("user_id", "=", p("userId")),
+);

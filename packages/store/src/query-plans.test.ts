@@ -26,6 +26,8 @@ describe("the statements of an answered message", () => {
     recordPreparedSql();
     const created = await store.sessions.getOrCreateActive(dmSession("u1"));
     const { record } = await store.inbound.recordIfNew({ platform: "telegram", messageId: "m1", payload: "{}", sessionKey: created.session.key, status: "received" });
+    await store.pairing.isApproved("telegram", "u1");
+    await store.chatSettings.get("telegram", "group-1");
     await store.inbound.unanswered(created.session.key);
     const { session } = await store.sessions.getOrCreateActive(dmSession("u1"));
     await store.inbound.setStatus(record.id, "queued");
