@@ -11,7 +11,8 @@ describe("TELEGRAM_PACING", () => {
   it("lets a private chat burst 3 messages and no more at once", () => {
     let now = 0;
     const pacer = new PlatformPacer({ platforms: [{ platform: "telegram", pacing: TELEGRAM_PACING }], clock: { now: () => now, schedule: () => () => undefined }, jitterMs: 0 });
-    expect([1, 2, 3, 4].map(() => pacer.tryAcquire("telegram", "7"))).toEqual([true, true, true, false]);
+    // Best-effort sends (typing) leave the chat's last token for a reply: two of the three go at once.
+    expect([1, 2, 3].map(() => pacer.tryAcquire("telegram", "7"))).toEqual([true, true, false]);
     now += 1_000;
     expect([pacer.tryAcquire("telegram", "7"), pacer.tryAcquire("telegram", "7")]).toEqual([true, false]);
   });
