@@ -1,0 +1,102 @@
+import { sql, type Kysely } from "kysely";
+import type { Database } from "./database.js";
+import { preparedListQuery, preparedQuery, type Param } from "./prepared-query.js";
+import type { DeliveryStatus } from "./types.js";
+
+// The statements of the outbox (deliveries.ts): every reply is enqueued, claimed and marked sent through them, so
+// they are prepared once (prepared-query.ts).
+
+export const NO_CLAIM = { claim_owner: null, claim_expires_at: null } as const;
+
+/** The values of a new delivery row. */
+export interface DeliveryValues {
+  inboundId: number | null;
+  sessionKey: string | null;
+  platform: string;
+  chatId: string;
+  threadId: string | null;
+  replyToMessageId: string | null;
+  text: string;
+  kind: string;
+  now: number;
+}
+
+const buildInsert = (db: Kysely<Database>, p: Param<DeliveryValues>) =>
+  db.insertInto("deliveries").values({
+    inbound_id: p("inboundId"),
+    session_key: p("sessionKey"),
+    platform: p("platform"),
+    chat_id: p("chatId"),
+    thread_id: p("threadId"),
+    reply_to_message_id: p("replyToMessageId"),
+    text: p("text"),
+    kind: p("kind"),
+    status: "pending",
+    attempts: 0,
+    created_at: p("now"),
+    updated_at: p("now"),
+    claim_owner: null,
+    claim_expires_at: null,
+    next_attempt_at: null,
+  });
+export const insert = preparedQuery(buildInsert);
+export const insertReturning = preparedQuery((db, p: Param<DeliveryValues>) => buildInsert(db, p).returningAll());
+export const byId = preparedQuery((db, p: Param<{ id: number }>) => db.selectFrom("deliveries").selectAll().where("id", "=", p("id")));
+
+/** The due chat heads of `platforms` that nobody holds (or whose lease ran out), oldest first: see `claim`. */
+export const claimDue = preparedListQuery(
+  (db, p: Param<{ owner: string; now: number; expiresAt: number; limit: number }>, platforms: readonly string[]) => {
+    const chatHeads = db
+      .selectFrom("deliveries")
+      .select((eb) => eb.fn.min<number>("id").as("id"))
+      .where("status", "=", "pending")
+      .where("platform", "in", [...platforms])
+      .groupBy(["platform", "chat_id"]);
+    const claimable = db
+      .selectFrom("deliveries")
+      .select("id")
+      .where("id", "in", chatHeads)
+      .where((eb) => eb.or([eb("next_attempt_at", "is", null), eb("next_attempt_at", "<=", p("now"))]))
+      .where((eb) => eb.or([eb("claim_owner", "is", null), eb("claim_expires_at", "<=", p("now"))]))
+      .orderBy("id")
+      .limit(p("limit"));
+    return db
+      .updateTable("deliveries")
+      .set({ claim_owner: p("owner"), claim_expires_at: p("expiresAt") })
+      .where("id", "in", claimable)
+      .returningAll();
+  },
+);
+export const nextDue = preparedListQuery((db, p: Param<{ now: number }>, platforms: readonly string[]) =>
+  db
+    .selectFrom("deliveries")
+    .select((eb) => eb.fn.min<number>("next_attempt_at").as("at"))
+    .where("status", "=", "pending")
+    .where("platform", "in", [...platforms])
+    .where("next_attempt_at", ">", p("now")),
+);
+
+/** The writes of a sender, each only to a row it holds that is still pending (see DeliveryRepository). */
+const held = (db: Kysely<Database>, p: Param<{ id: number; owner: string }>) =>
+  db.updateTable("deliveries").where("id", "=", p("id")).where("claim_owner", "=", p("owner")).where("status", "=", "pending");
+export const renewHeld = preparedQuery((db, p: Param<{ id: number; owner: string; expiresAt: number }>) => held(db, p).set({ claim_expires_at: p("expiresAt") }));
+export const partSentHeld = preparedQuery((db, p: Param<{ id: number; owner: string; partsSent: number; now: number }>) =>
+  held(db, p).set({ parts_sent: p("partsSent"), updated_at: p("now") }),
+);
+export const sentHeld = preparedQuery((db, p: Param<{ id: number; owner: string; now: number }>) =>
+  held(db, p).set({ status: "sent", updated_at: p("now"), ...NO_CLAIM }),
+);
+export const failedHeld = preparedQuery(
+  (db, p: Param<{ id: number; owner: string; error: string; status: DeliveryStatus; nextAttemptAt: number | null; now: number }>) =>
+    held(db, p).set({
+      attempts: sql<number>`attempts + 1`,
+      last_error: p("error"),
+      status: p("status"),
+      next_attempt_at: p("nextAttemptAt"),
+      updated_at: p("now"),
+      ...NO_CLAIM,
+    }),
+);
+export const deferHeld = preparedQuery((db, p: Param<{ id: number; owner: string; until: number; now: number }>) =>
+  held(db, p).set({ next_attempt_at: p("until"), updated_at: p("now"), ...NO_CLAIM }),
+);
