@@ -116,9 +116,10 @@ export class BullMqQueue implements AgentRunQueue {
       removeOnComplete: KEEP_COMPLETED,
       removeOnFail: KEEP_FAILED,
     });
-    // BullMQ answers a duplicate id like a fresh add; the stored token tells whose add created the job.
-    const stored = await this.queue.getJob(jobId);
-    const enqueued = stored === undefined || readToken(stored.data) === enqueueToken;
+    // BullMQ answers a duplicate id like a fresh add; the stored token tells whose add created the job. Only the data
+    // field is read: the whole job (HGETALL, parsed into a Job) is not needed for that.
+    const stored = await this.connection.hget(this.queue.toKey(jobId), "data");
+    const enqueued = stored === null || readToken(stored) === enqueueToken;
     if (!enqueued) this.logger.debug("run already queued", { ...job });
     return { enqueued };
   }
@@ -249,6 +250,13 @@ export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Pro
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
-function readToken(data: unknown): unknown {
+/** The enqueue token in a job's stored data (JSON), if it has one. */
+function readToken(stored: string): unknown {
+  let data: unknown;
+  try {
+    data = JSON.parse(stored);
+  } catch {
+    return undefined;
+  }
   return typeof data === "object" && data !== null ? Reflect.get(data, "enqueueToken") : undefined;
 }

@@ -171,16 +171,23 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     logger,
   });
 
-  // A worker's replies are in the outbox before its job completes: send them then, not a queue round trip later.
-  queue.onRepliesStored?.(() => {
-    if (duty.active) void delivery.flush();
+  // A worker's replies are in the outbox before its job completes: send them then, not a queue round trip later. Its
+  // job's settling then has nothing more to send (a failure notice flushes by itself).
+  const announced = new Set<number>();
+  queue.onRepliesStored?.((inboundId) => {
+    if (!duty.active) return;
+    // Settle events lost with a Redis that came back empty would leave entries behind; a bound keeps that harmless.
+    if (announced.size >= 10_000) announced.clear();
+    announced.add(inboundId);
+    void delivery.flush();
   });
   queue.onSettled((job, outcome) => {
+    const flushedForReplies = announced.delete(job.inboundId);
     // Every gateway hears settled runs from BullMQ; only the active one answers for them.
     if (!duty.active) return;
     metrics.runs.inc(1, { outcome });
     typing.end(`inbound:${job.inboundId}`);
-    void delivery.flush();
+    if (!flushedForReplies) void delivery.flush();
     settle(job.inboundId, outcome).catch((error: unknown) =>
       logger.error("could not settle a finished run", { inboundId: job.inboundId, error }),
     );
