@@ -138,6 +138,16 @@ describe("delivery claims", () => {
     expect((await store.deliveries.claim(claimFor("gateway"))).map((row) => row.id)).toEqual([first]);
   });
 
+  it("takes at most the limit asked for, whatever its size (each is its own statement)", async () => {
+    const { store } = await fixtures.openNew();
+    for (let chat = 0; chat < 75; chat++) await store.deliveries.enqueue({ ...notice, chatId: `c${chat}` });
+    expect(await store.deliveries.claim(claimFor("a", ["telegram"], 3))).toHaveLength(3);
+    expect(await store.deliveries.claim(claimFor("b", ["telegram"], 66))).toHaveLength(66);
+    expect(await store.deliveries.claim(claimFor("c", ["telegram"], 3.9))).toHaveLength(3);
+    expect(await store.deliveries.claim(claimFor("d", ["telegram"], 66))).toHaveLength(3);
+    expect(await store.deliveries.claim(claimFor("e", ["telegram"], 66))).toEqual([]);
+  });
+
   it("lets another owner take a row over once the lease ran out, and then ignores the first owner's writes", async () => {
     const { store } = await fixtures.openNew();
     const row = await store.deliveries.enqueue({ ...notice, text: "part one\n\npart two" });

@@ -2,6 +2,7 @@ import type { Selectable } from "kysely";
 import type { DeliveriesTable } from "./database.js";
 import {
   NO_CLAIM,
+  anyClaimable,
   byId,
   claimDue,
   deferHeld,
@@ -129,9 +130,13 @@ export function createDeliveryRepository(ctx: StoreContext): DeliveryRepository 
     async claim({ owner, platforms, limit, leaseMs }) {
       const take = Math.floor(limit);
       if (platforms.length === 0 || !(take > 0)) return [];
+      if (!Number.isSafeInteger(take)) throw new Error(`claim limit out of range: ${limit}`);
       const now = ctx.now();
-      // One UPDATE, atomic on its own (its subquery reads under the same write lock), so no transaction around it.
-      const rows = exec.all(claimDue(db, { owner, now, expiresAt: now + Math.max(0, leaseMs), limit: take }, platforms));
+      // Most claims find nothing (after each reply, on every poll): a plain read says so without taking the write
+      // lock the other processes wait for. The claim itself is one UPDATE, atomic on its own (its subquery reads under
+      // the same write lock), so a row taken in between is simply not claimed, and no transaction is needed.
+      if (exec.first(anyClaimable(db, { now }, platforms)) === undefined) return [];
+      const rows = exec.all(claimDue(take)(db, { owner, now, expiresAt: now + Math.max(0, leaseMs) }, platforms));
       return rows.map(toDeliveryRecord).sort((a, b) => a.id - b.id);
     },
 

@@ -1,6 +1,6 @@
-import { sql, type Kysely } from "kysely";
-import type { Database } from "./database.js";
-import { preparedListQuery, preparedQuery, type Param } from "./prepared-query.js";
+import { sql, type Kysely, type Selectable } from "kysely";
+import type { Database, DeliveriesTable } from "./database.js";
+import { preparedListQuery, preparedQuery, type BoundQuery, type Param } from "./prepared-query.js";
 import type { DeliveryStatus } from "./types.js";
 
 // The statements of the outbox (deliveries.ts): every reply is enqueued, claimed and marked sent through them, so
@@ -44,29 +44,46 @@ export const insertReturning = preparedQuery((db, p: Param<DeliveryValues>) => b
 export const byId = preparedQuery((db, p: Param<{ id: number }>) => db.selectFrom("deliveries").selectAll().where("id", "=", p("id")));
 
 /** The due chat heads of `platforms` that nobody holds (or whose lease ran out), oldest first: see `claim`. */
-export const claimDue = preparedListQuery(
-  (db, p: Param<{ owner: string; now: number; expiresAt: number; limit: number }>, platforms: readonly string[]) => {
-    const chatHeads = db
-      .selectFrom("deliveries")
-      .select((eb) => eb.fn.min<number>("id").as("id"))
-      .where("status", "=", "pending")
-      .where("platform", "in", [...platforms])
-      .groupBy(["platform", "chat_id"]);
-    const claimable = db
-      .selectFrom("deliveries")
-      .select("id")
-      .where("id", "in", chatHeads)
-      .where((eb) => eb.or([eb("next_attempt_at", "is", null), eb("next_attempt_at", "<=", p("now"))]))
-      .where((eb) => eb.or([eb("claim_owner", "is", null), eb("claim_expires_at", "<=", p("now"))]))
-      .orderBy("id")
-      .limit(p("limit"));
-    return db
-      .updateTable("deliveries")
-      .set({ claim_owner: p("owner"), claim_expires_at: p("expiresAt") })
-      .where("id", "in", claimable)
-      .returningAll();
-  },
-);
+const claimable = (db: Kysely<Database>, p: Param<{ now: number }>, platforms: readonly string[]) => {
+  const chatHeads = db
+    .selectFrom("deliveries")
+    .select((eb) => eb.fn.min<number>("id").as("id"))
+    .where("status", "=", "pending")
+    .where("platform", "in", [...platforms])
+    .groupBy(["platform", "chat_id"]);
+  return db
+    .selectFrom("deliveries")
+    .select("id")
+    .where("id", "in", chatHeads)
+    .where((eb) => eb.or([eb("next_attempt_at", "is", null), eb("next_attempt_at", "<=", p("now"))]))
+    .where((eb) => eb.or([eb("claim_owner", "is", null), eb("claim_expires_at", "<=", p("now"))]))
+    .orderBy("id");
+};
+// A LIMIT is written into the SQL, not bound: SQLite runs these several times slower with a bound one (it cannot plan
+// the subquery's ORDER BY ... LIMIT for a count it does not know).
+export const anyClaimable = preparedListQuery((db, p: Param<{ now: number }>, platforms: readonly string[]) => claimable(db, p, platforms).limit(sql.lit(1)));
+
+type ClaimDue = (db: Kysely<Database>, values: { owner: string; now: number; expiresAt: number }, platforms: readonly string[]) => BoundQuery<Selectable<DeliveriesTable>>;
+
+/** Claims that take more rows at once than this are rare enough to be compiled per call. */
+const MAX_PREPARED_CLAIM_LIMIT = 64;
+const claimsByLimit = new Map<number, ClaimDue>();
+
+/** Claims at most `limit` (a positive integer) of the claimable rows, returning them. */
+export function claimDue(limit: number): ClaimDue {
+  let claim = claimsByLimit.get(limit);
+  if (claim === undefined) {
+    claim = preparedListQuery((db, p: Param<{ owner: string; now: number; expiresAt: number }>, platforms: readonly string[]) =>
+      db
+        .updateTable("deliveries")
+        .set({ claim_owner: p("owner"), claim_expires_at: p("expiresAt") })
+        .where("id", "in", claimable(db, p, platforms).limit(sql.lit(limit)))
+        .returningAll(),
+    );
+    if (limit <= MAX_PREPARED_CLAIM_LIMIT) claimsByLimit.set(limit, claim);
+  }
+  return claim;
+}
 export const nextDue = preparedListQuery((db, p: Param<{ now: number }>, platforms: readonly string[]) =>
   db
     .selectFrom("deliveries")

@@ -1,4 +1,4 @@
-import type { Selectable } from "kysely";
+import { sql, type Selectable } from "kysely";
 import type { InboundTable } from "./database.js";
 import { preparedQuery, type Param } from "./prepared-query.js";
 import type { StoreContext } from "./store-context.js";
@@ -170,8 +170,15 @@ const insertIfNew = preparedQuery(
 const updateStatus = preparedQuery((db, p: Param<{ id: number; status: InboundStatus; now: number }>) =>
   db.updateTable("inbound").set({ status: p("status"), updated_at: p("now") }).where("id", "=", p("id")),
 );
+// LIMIT 1 written into the SQL: SQLite runs this several times slower with a bound limit.
 const nextOpen = preparedQuery((db, p: Param<{ sessionKey: string }>) =>
-  db.selectFrom("inbound").select(["id", "status"]).where("session_key", "=", p("sessionKey")).where("status", "in", OPEN_STATUSES).orderBy("id").limit(1),
+  db
+    .selectFrom("inbound")
+    .select(["id", "status"])
+    .where("session_key", "=", p("sessionKey"))
+    .where("status", "in", OPEN_STATUSES)
+    .orderBy("id")
+    .limit(sql.lit(1)),
 );
 const claim = preparedQuery((db, p: Param<{ id: number; now: number }>) =>
   db.updateTable("inbound").set({ status: "running", updated_at: p("now") }).where("id", "=", p("id")).where("status", "in", OPEN_STATUSES).returningAll(),
