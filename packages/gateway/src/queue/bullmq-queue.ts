@@ -4,7 +4,8 @@ import { Queue, QueueEvents, type QueueEventsListener } from "bullmq";
 import type { Redis } from "ioredis";
 import { closeRedis, openRedis } from "./redis-connection.js";
 import { RedisSessionLock } from "./session-lock.js";
-import { promoteDelayed, RedisSessionWaiters, wakingSessionLock, type SessionWakeup } from "./session-waiters.js";
+import { promoteDelayed } from "./promote-delayed.js";
+import { RedisSessionWaiters, wakingSessionLock, type SessionWakeup } from "./session-waiters.js";
 import { notifySettled } from "./settled-listeners.js";
 import { publishStop } from "./stop-channel.js";
 import {

@@ -3,7 +3,8 @@ import { DelayedError, Queue, QueueEventsProducer, UnrecoverableError, WaitingEr
 import type { Redis } from "ioredis";
 import { closeRedis, openRedis } from "./redis-connection.js";
 import { RunRegistry, type RunHandle } from "./run-registry.js";
-import { PARKED_SAFETY_DELAY_MS, promoteDelayed, RedisSessionWaiters } from "./session-waiters.js";
+import { promoteDelayed } from "./promote-delayed.js";
+import { PARKED_SAFETY_DELAY_MS, RedisSessionWaiters } from "./session-waiters.js";
 import { settlesWithin, timerScheduler, type Scheduler } from "./scheduler.js";
 import { StopListener } from "./stop-channel.js";
 import {

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "@hermes/agent";
+import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { startRedis, type TestRedis } from "../../../../test/support/redis-server.js";
 import { BullMqQueue } from "./bullmq-queue.js";
@@ -106,6 +107,20 @@ describe("RedisSessionWaiters with BullMQ workers on a real redis-server", () =>
       return "done";
     };
   }
+
+  it("promotes only the named jobs that are still delayed: a waiting, a finished or an unknown one is left alone", async () => {
+    const { queue, queueName } = await producer();
+    const raw = new Queue(queueName, { connection: redis() });
+    closers.push(() => raw.close());
+    await raw.add("run", { inboundId: 1, sessionKey: "s" }, { jobId: "run-1", delay: 10 * 60_000 });
+    await raw.add("run", { inboundId: 2, sessionKey: "s" }, { jobId: "run-2", delay: 10 * 60_000 });
+    await raw.add("run", { inboundId: 3, sessionKey: "s" }, { jobId: "run-3" });
+    expect(await queue.promote(["run-1", "run-3", "run-404"])).toBe(1);
+    expect(await raw.getJobState("run-1")).toBe("waiting");
+    expect(await raw.getJobState("run-2")).toBe("delayed");
+    expect(await raw.getJobState("run-3")).toBe("waiting");
+    expect(await queue.promote(["run-1"])).toBe(0);
+  });
 
   it("a parked run is promoted when the run holding its session finishes, long before its safety delay", async () => {
     const { queue, queueName } = await producer();

@@ -1,5 +1,4 @@
 import type { Logger } from "@hermes/agent";
-import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { SESSION_LOCK_PREFIX } from "./session-lock.js";
 import type { SessionLease, SessionLock } from "./types.js";
@@ -96,22 +95,6 @@ export class RedisSessionWaiters implements SessionWakeup {
     if (!Array.isArray(members) || members.length === 0) return;
     await this.options.promote(members.filter((id): id is string => typeof id === "string"));
   }
-}
-
-/** Promotes each job that is still delayed; one that ran, finished or was promoted meanwhile is left alone. */
-export async function promoteDelayed(queue: Pick<Queue, "getJob">, jobIds: readonly string[]): Promise<number> {
-  let promoted = 0;
-  for (const jobId of jobIds) {
-    const job = await queue.getJob(jobId);
-    if (job === undefined || !(await job.isDelayed())) continue;
-    try {
-      await job.promote();
-      promoted += 1;
-    } catch {
-      // It left "delayed" between the check and the promotion (its safety delay ran out): it runs anyway.
-    }
-  }
-  return promoted;
 }
 
 /** The same lock, except that releasing a lease wakes the runs parked behind the session. */

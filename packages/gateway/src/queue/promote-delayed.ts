@@ -1,0 +1,24 @@
+import { Job, type Queue } from "bullmq";
+
+/**
+ * Promotes each job that is still delayed; one that ran, finished or was promoted meanwhile is left alone. BullMQ's
+ * promote script itself refuses a job that is not in the delayed set, so one call per job answers both (reading the
+ * job first and asking its state would be two more round trips, and could change in between anyway).
+ */
+export async function promoteDelayed(queue: Queue, jobIds: readonly string[]): Promise<number> {
+  let promoted = 0;
+  for (const jobId of jobIds) {
+    try {
+      // A handle on the id is all promote needs; the stored job is neither read nor written.
+      await new Job(queue, "run", {}, {}, jobId).promote();
+      promoted += 1;
+    } catch (error) {
+      if (!isNotDelayedError(error)) throw error;
+    }
+  }
+  return promoted;
+}
+
+function isNotDelayedError(error: unknown): boolean {
+  return error instanceof Error && error.message.includes("is not in the delayed state");
+}
