@@ -27,10 +27,11 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-const SEQUENTIAL = 100;
-const BURST = 200;
+const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 100);
+const BURST = Number(process.env.BENCH_BURST ?? 200);
 const MESSAGES = SEQUENTIAL + BURST;
-// `BENCH_MONITOR=<n>`: record n messages' Redis commands (default 1); `BENCH_PROFILE=0`: no CPU profile (timings undisturbed).
+// `BENCH_MONITOR=<n>`: record n messages' Redis commands (default 1); `BENCH_PROFILE=0`: no CPU profile (timings
+// undisturbed); `BENCH_SEQUENTIAL`, `BENCH_BURST`: messages one at a time and at once (default 100, 200).
 const MONITORED = Number(process.env.BENCH_MONITOR ?? 1);
 const PROFILE = process.env.BENCH_PROFILE !== "0";
 const PROBE = fileURLToPath(new URL("./cpu-profile-probe.mjs", import.meta.url));
