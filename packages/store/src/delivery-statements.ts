@@ -43,22 +43,32 @@ export const insert = preparedQuery(buildInsert);
 export const insertReturning = preparedQuery((db, p: Param<DeliveryValues>) => buildInsert(db, p).returningAll());
 export const byId = preparedQuery((db, p: Param<{ id: number }>) => db.selectFrom("deliveries").selectAll().where("id", "=", p("id")));
 
-/** The due chat heads of `platforms` that nobody holds (or whose lease ran out), oldest first: see `claim`. */
-const claimable = (db: Kysely<Database>, p: Param<{ now: number }>, platforms: readonly string[]) => {
-  const chatHeads = db
-    .selectFrom("deliveries")
-    .select((eb) => eb.fn.min<number>("id").as("id"))
-    .where("status", "=", "pending")
-    .where("platform", "in", [...platforms])
-    .groupBy(["platform", "chat_id"]);
-  return db
-    .selectFrom("deliveries")
-    .select("id")
-    .where("id", "in", chatHeads)
-    .where((eb) => eb.or([eb("next_attempt_at", "is", null), eb("next_attempt_at", "<=", p("now"))]))
-    .where((eb) => eb.or([eb("claim_owner", "is", null), eb("claim_expires_at", "<=", p("now"))]))
-    .orderBy("id");
-};
+/**
+ * The due chat heads of `platforms` that nobody holds (or whose lease ran out), oldest first: see `claim`. A head is a
+ * pending row with no older pending row of its chat; asked per row (an index probe) rather than grouping every pending
+ * row by chat, the claim reads only as far as the rows it takes, however many replies wait.
+ */
+const claimable = (db: Kysely<Database>, p: Param<{ now: number }>, platforms: readonly string[]) =>
+  db
+    .selectFrom("deliveries as d")
+    .select("d.id")
+    .where("d.status", "=", "pending")
+    .where("d.platform", "in", [...platforms])
+    .where((eb) => eb.or([eb("d.next_attempt_at", "is", null), eb("d.next_attempt_at", "<=", p("now"))]))
+    .where((eb) => eb.or([eb("d.claim_owner", "is", null), eb("d.claim_expires_at", "<=", p("now"))]))
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom("deliveries as older")
+            .select(sql.lit(1).as("one"))
+            .where("older.status", "=", "pending")
+            .whereRef("older.platform", "=", "d.platform")
+            .whereRef("older.chat_id", "=", "d.chat_id")
+            .whereRef("older.id", "<", "d.id"),
+        ),
+      ),
+    )
+    .orderBy("d.id");
 // A LIMIT is written into the SQL, not bound: SQLite runs these several times slower with a bound one (it cannot plan
 // the subquery's ORDER BY ... LIMIT for a count it does not know).
 export const anyClaimable = preparedListQuery((db, p: Param<{ now: number }>, platforms: readonly string[]) => claimable(db, p, platforms).limit(sql.lit(1)));
