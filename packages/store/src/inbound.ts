@@ -83,11 +83,11 @@ export function createInboundRepository(ctx: StoreContext): InboundRepository {
     },
 
     async setStatus(id, status) {
-      // A message given up on outside completeRun (a queue failure, a failed run not recorded) is not re-run either.
       if (UNFINISHED_STATUSES.includes(status)) {
         exec.run(updateStatus(db, { id, status, now: ctx.now() }));
         return;
       }
+      // A message given up on outside completeRun (a queue failure, a failed run not recorded) is not re-run either.
       exec.write(() => {
         exec.run(updateStatus(db, { id, status, now: ctx.now() }));
         clearToolCheckpoints(ctx, id);

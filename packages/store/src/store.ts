@@ -42,8 +42,9 @@ export interface Store {
 
 /**
  * Every repository operation waits for another process's write lock asynchronously (see busy-retry.ts). Audit for the
- * retry: each operation here is one statement or one `exec.write` transaction, so a failed attempt wrote nothing;
- * keep it so when adding one. The one exception is `retention.prune`, a transaction per batch: trying it again only
+ * retry: each operation here writes with one statement or one `exec.write` transaction, as its last step (plain reads
+ * may come before it, e.g. claimNext's and a delivery claim's look for something to claim), so a failed attempt wrote
+ * nothing; keep it so when adding one. The one exception is `retention.prune`, a transaction per batch: trying it again only
  * deletes what is left (its counts then leave out the batches of the failed attempt, which are deleted all the same).
  */
 export function createStore(
