@@ -26,7 +26,9 @@ interface Template {
  * Building and compiling a Kysely query costs more than SQLite takes to run most of them (tens of µs each), and the
  * store runs some thirty per answered message. So a hot query is built once, with a marker for each value that
  * changes between calls, and compiled by the database's own Kysely instance; each call only fills in its values.
- * Values fixed in the builder (a status list, a limit) stay as they are. The positions come from Kysely's compiled
+ * Values fixed in the builder (a status list) stay bound parameters, as Kysely makes them; write with `sql.lit` a
+ * LIMIT (SQLite runs ORDER BY ... LIMIT several times slower with a bound one) and a value a partial index is defined
+ * on (with a bound one SQLite cannot use the index: sessions.ts). The positions come from Kysely's compiled
  * parameters, so this holds for any dialect's placeholders (`?`, `$1`).
  *
  * The builder must hand each `param(...)` straight to Kysely as a value (not compute with it): a marker that does not
