@@ -65,7 +65,7 @@ async function main(): Promise<number> {
       onBudgetRefused: (message) => budgetRefusals.inc(1, { platform: message.platform }),
       sessionScope: config.sessionScope,
       // The host exists by the time a run stores replies: it starts taking jobs only after it is constructed.
-      onRepliesStored: (inboundId) => host.repliesStored(inboundId),
+      onRepliesStored: (inboundIds) => host.repliesStored(inboundIds),
       logger,
     }),
   });

@@ -152,7 +152,7 @@ describe("run processor", () => {
     expect((await store.inbound.get(first))?.status).toBe("failed");
   });
 
-  it("reports each message's replies once they are in the outbox, before the run lets go of the session", async () => {
+  it("reports the messages whose replies are in the outbox once the run has answered them, before it lets go of the session", async () => {
     const first = await queued("one", "m1");
     const second = await queued("two", "m2");
     const locks = new InMemorySessionLock();
@@ -171,11 +171,11 @@ describe("run processor", () => {
       agentFor: async () => fakeAgent(async (text) => ok(`answer to ${text}`)),
       hooks,
       sessionScope: DEFAULT_SESSION_SCOPE,
-      onRepliesStored: (inboundId) => events.push(`reported ${inboundId}${locks.isHeld(key) ? " (session held)" : ""}`),
+      onRepliesStored: (inboundIds) => events.push(`reported ${inboundIds.join(",")}${locks.isHeld(key) ? " (session held)" : ""}`),
       logger: silentLogger,
     });
     expect(await process({ inboundId: first, sessionKey: key }, { signal: new AbortController().signal })).toBe("done");
-    expect(events).toEqual([`stored ${first}`, `reported ${first} (session held)`, `stored ${second}`, `reported ${second} (session held)`]);
+    expect(events).toEqual([`stored ${first}`, `stored ${second}`, `reported ${first},${second} (session held)`]);
     expect((await store.deliveries.pending()).map((d) => d.text)).toEqual(["answer to one", "answer to two"]);
   });
 

@@ -43,10 +43,12 @@ export interface RunProcessorOptions {
   onBudgetRefused?(message: InboundMessage): void;
   sessionScope: SessionScopeSettings;
   /**
-   * Called once a run's replies are committed to the outbox, before the run lets go of its session and job: a worker
-   * tells the gateway to deliver them now rather than after the job's completion has gone round through the queue.
+   * Called when a run has answered its session's queued messages, with those whose replies are now in the outbox,
+   * before it lets go of the session and its job: a worker tells the gateway to deliver them now rather than after the
+   * job's completion has gone round through the queue. Once per run, not per message: delivering while the run is
+   * still writing its next answers would contend with it for the database.
    */
-  onRepliesStored?(inboundId: number): void;
+  onRepliesStored?(inboundIds: readonly number[]): void;
   logger: Logger;
   leaseMs?: number;
   now?: () => number;
@@ -69,9 +71,11 @@ export function createRunProcessor(options: RunProcessorOptions) {
   // Conversations already told that compression stopped helping (told once, not on every reply).
   const toldThrashing = new Set<string>();
   const now = options.now ?? Date.now;
+  // Messages whose replies were just committed; each run takes out the ones it answered.
+  const withStoredReplies = new Set<number>();
   const completeRun: Store["completeRun"] = async (input) => {
     const done = await options.store.completeRun(input);
-    if (done.ok && input.deliveries.length > 0) options.onRepliesStored?.(input.inboundId);
+    if (done.ok && input.deliveries.length > 0) withStoredReplies.add(input.inboundId);
     return done;
   };
 
@@ -82,6 +86,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     if (!lease) return "retry_later";
     const guard = guardLease(lease, { leaseMs, sessionKey: job.sessionKey, logger: options.logger.child({ runId: runJobId(job.inboundId), sessionKey: job.sessionKey }) });
     const signal = AbortSignal.any([context.signal, guard.lost]);
+    const answered: number[] = [];
     try {
       for (;;) {
         if (signal.aborted) break;
@@ -91,8 +96,10 @@ export function createRunProcessor(options: RunProcessorOptions) {
         // answered in this loop (or one re-enqueued after a restart) joins its trace through the context saved with it.
         const fromJob = next.id === job.inboundId && job.traceparent !== undefined;
         await runTraced(next, signal, contextFromCarrier(fromJob ? job : storedTraceCarrier(next.traceContext)));
+        if (withStoredReplies.delete(next.id)) answered.push(next.id);
       }
     } finally {
+      if (answered.length > 0) options.onRepliesStored?.(answered);
       guard.stop();
       await lease.release();
     }

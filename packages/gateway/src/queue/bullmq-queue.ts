@@ -37,7 +37,7 @@ export interface BullMqQueueOptions {
 }
 
 /** The stream's fields arrive as strings. */
-type RepliesStoredEvents = QueueEventsListener & { [REPLIES_STORED_EVENT]: (args: { inboundId: string }, id: string) => void };
+type RepliesStoredEvents = QueueEventsListener & { [REPLIES_STORED_EVENT]: (args: { inboundIds: string }, id: string) => void };
 
 /** What is stored in Redis: the job plus the token of the enqueue that created it. */
 interface StoredRun extends AgentRunJob {
@@ -211,13 +211,17 @@ export class BullMqQueue implements AgentRunQueue {
     events.on("completed", ({ jobId, returnvalue }) => void this.settle(jobId, returnvalue, "done"));
     // QueueEvents reports "failed" only when no attempt remains; earlier failures come back as "delayed".
     events.on("failed", ({ jobId }) => void this.settle(jobId, undefined, "failed"));
-    events.on<RepliesStoredEvents, typeof REPLIES_STORED_EVENT>(REPLIES_STORED_EVENT, ({ inboundId }) => this.repliesStored(inboundId));
+    events.on<RepliesStoredEvents, typeof REPLIES_STORED_EVENT>(REPLIES_STORED_EVENT, ({ inboundIds }) => this.repliesStored(inboundIds));
     await events.waitUntilReady();
   }
 
+  /** The event's ids arrive as one comma-separated field (any Redis client can write to the stream: junk is skipped). */
   private repliesStored(raw: unknown): void {
-    const inboundId = Number(raw);
-    if (!Number.isSafeInteger(inboundId)) return;
+    if (typeof raw !== "string") return;
+    for (const inboundId of raw.split(",").map(Number)) if (Number.isSafeInteger(inboundId)) this.tellRepliesStored(inboundId);
+  }
+
+  private tellRepliesStored(inboundId: number): void {
     for (const listener of this.repliesListeners) {
       try {
         listener(inboundId);

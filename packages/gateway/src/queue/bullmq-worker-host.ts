@@ -127,9 +127,9 @@ export class BullMqWorkerHost {
    * so it delivers them before the job completes. Not awaited: a lost announcement only defers the delivery to the job's
    * completion event.
    */
-  repliesStored(inboundId: number): void {
-    this.announcer.publishEvent({ eventName: REPLIES_STORED_EVENT, inboundId: String(inboundId) }, MAX_STREAM_EVENTS).catch((error: unknown) => {
-      this.logger.debug("could not announce stored replies; the job's completion will", { inboundId, error });
+  repliesStored(inboundIds: readonly number[]): void {
+    this.announcer.publishEvent({ eventName: REPLIES_STORED_EVENT, inboundIds: inboundIds.join(",") }, MAX_STREAM_EVENTS).catch((error: unknown) => {
+      this.logger.debug("could not announce stored replies; the job's completion will", { inboundIds, error });
     });
   }
 
