@@ -200,6 +200,15 @@ describe("MemoryStore", () => {
     expect(await memoryFile()).toBe("");
   });
 
+  it("reads a file that appeared after a read found none, and reports a file in the folder's place as a failure", async () => {
+    const store = new MemoryStore({ dir });
+    expect(await store.read("memory")).toMatchObject({ ok: true, state: { text: "" } });
+    await fs.writeFile(path.join(dir, "MEMORY.md"), "§ Written by hand\n");
+    expect(await store.read("memory")).toMatchObject({ ok: true, state: { entries: ["Written by hand"] } });
+    await fs.writeFile(path.join(dir, "plain"), "not a folder");
+    expect(await new MemoryStore({ dir: path.join(dir, "plain") }).read("memory")).toMatchObject({ ok: false, code: "io" });
+  });
+
   it("reports a file-system failure as a value", async () => {
     await fs.mkdir(path.join(dir, "USER.md"));
     const store = new MemoryStore({ dir });

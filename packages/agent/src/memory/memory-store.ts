@@ -1,4 +1,4 @@
-import { promises as fs } from "node:fs";
+import { promises as fs, statSync } from "node:fs";
 import path from "node:path";
 import { writeFileAtomically } from "../builtin-tools/atomic-write.js";
 import { errorCode } from "../builtin-tools/fs-errors.js";
@@ -157,11 +157,14 @@ export class MemoryStore {
   }
 
   private async load(target: MemoryTarget): Promise<MemoryFileState> {
+    const file = this.pathOf(target);
     let text = "";
-    try {
-      text = await fs.readFile(this.pathOf(target), "utf8");
-    } catch (error) {
-      if (errorCode(error) !== "ENOENT") throw error;
+    if (mayExist(file)) {
+      try {
+        text = await fs.readFile(file, "utf8");
+      } catch (error) {
+        if (errorCode(error) !== "ENOENT") throw error;
+      }
     }
     const entries = parseEntries(text);
     return { target, fileName: MEMORY_FILE_NAMES[target], text, entries, chars: renderedSize(entries), limit: this.limits[target] };
@@ -172,6 +175,19 @@ export class MemoryStore {
     // Without an errno code this is a bug, not a file-system condition the model could work around.
     if (code === undefined) throw error;
     return `${MEMORY_FILE_NAMES[target]} could not be read or written (${code}); nothing was changed.`;
+  }
+}
+
+/**
+ * False only when the file is certainly missing. A new scope's files usually are, and each new conversation reads
+ * them: a stat that returns nothing is cheaper than a failing read (a thread-pool round trip and an error object).
+ * Any other trouble is left to the read, which reports it as before.
+ */
+function mayExist(file: string): boolean {
+  try {
+    return statSync(file, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true;
   }
 }
 
