@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { defineTool, type AnyToolDefinition, type ToolResult } from "../tools/types.js";
+import type { Agent } from "undici";
 import { guardedDispatcher } from "./connect-guard.js";
 import { checkFetchTarget, lookupAllAddresses, type FetchTargetPolicy, type LookupHost } from "./fetch-target.js";
 import { htmlToText } from "./html-to-text.js";
@@ -42,8 +43,13 @@ export function webFetchTool(options: WebFetchOptions = {}): AnyToolDefinition {
     lookup: options.lookup ?? lookupAllAddresses,
   };
   // The built-in fetch dials through a dispatcher that judges the address actually connected to (see connect-guard).
-  const dispatcher = options.fetch ? undefined : guardedDispatcher(policy);
-  const fetchImpl: typeof fetch = options.fetch ?? ((input, init) => fetch(input, { ...init, dispatcher } as RequestInit));
+  let dispatcher: Promise<Agent> | undefined;
+  const fetchImpl: typeof fetch =
+    options.fetch ??
+    (async (input, init) => {
+      dispatcher ??= guardedDispatcher(policy);
+      return fetch(input, { ...init, dispatcher: await dispatcher } as RequestInit);
+    });
 
   const followRedirects = async (start: URL, signal: AbortSignal): Promise<Hop> => {
     const redirects: string[] = [];
