@@ -1,5 +1,5 @@
 import { silentLogger, type Logger } from "@hermes/agent";
-import { DelayedError, Queue, QueueEventsProducer, UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
+import { DelayedError, Queue, UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { closeRedis, openRedis } from "./redis-connection.js";
 import { RunRegistry, type RunHandle } from "./run-registry.js";
@@ -63,8 +63,8 @@ export class BullMqWorkerHost {
   private readonly workers: Array<Worker<unknown, AgentRunJob>>;
   /** Only for promoting parked jobs; the worker takes jobs through its own connection. */
   private readonly promoter: Queue;
-  /** Adds our own events to the queue's event stream, which the gateway already reads. */
-  private readonly announcer: QueueEventsProducer;
+  /** The queue's event stream, which the gateway already reads; our own events go there too. */
+  private readonly eventsKey: string;
   private readonly waiters: RedisSessionWaiters;
   private readonly stops: StopListener;
   private readonly runs = new RunRegistry();
@@ -107,8 +107,7 @@ export class BullMqWorkerHost {
     });
     this.promoter = new Queue(queueName, { connection: this.connection });
     this.promoter.on("error", (error: Error) => (outage() ? this.logger.debug("run queue error", { error }) : this.logger.error("run queue error", { error })));
-    this.announcer = new QueueEventsProducer(queueName, { connection: this.connection });
-    this.announcer.on("error", (error: Error) => this.logger.debug("run queue events producer error", { error }));
+    this.eventsKey = this.promoter.toKey("events");
     this.waiters = new RedisSessionWaiters(this.connection, { promote: (jobIds) => promoteDelayed(this.promoter, jobIds) });
     this.stops = new StopListener(options.redisUrl, (sessionKey) => this.stopSession(sessionKey), this.logger);
     this.started = this.start();
@@ -128,7 +127,9 @@ export class BullMqWorkerHost {
    * completion event.
    */
   repliesStored(inboundIds: readonly number[]): void {
-    this.announcer.publishEvent({ eventName: REPLIES_STORED_EVENT, inboundIds: inboundIds.join(",") }, MAX_STREAM_EVENTS).catch((error: unknown) => {
+    // Written straight away (as BullMQ's QueueEventsProducer would, minus its asynchronous set-up), so it leaves before
+    // the run's session release.
+    this.connection.xadd(this.eventsKey, "MAXLEN", "~", MAX_STREAM_EVENTS, "*", "event", REPLIES_STORED_EVENT, "inboundIds", inboundIds.join(",")).catch((error: unknown) => {
       this.logger.debug("could not announce stored replies; the job's completion will", { inboundIds, error });
     });
   }
@@ -168,7 +169,6 @@ export class BullMqWorkerHost {
     }
     await Promise.all(this.workers.map((worker) => worker.close(force)));
     await this.promoter.close();
-    await this.announcer.close();
     await this.stops.close();
     await closeRedis(this.connection);
   }
