@@ -170,6 +170,33 @@ describe("SystemPromptBuilder", () => {
     expect(edited.prompt).not.toContain("Rule one.");
   });
 
+  it("notices a file last changed long ago that is renamed into place, or edited with its mtime put back, at the same size", async () => {
+    const file = path.join(dir, "HERMES.md");
+    const longAgo = new Date(Date.now() - 3_600_000);
+    await fs.writeFile(file, "Use npm.");
+    await fs.utimes(file, longAgo, longAgo);
+    const prompts = builder();
+    expect((await prompts.build({ tools })).prompt).toContain("Use npm.");
+
+    // What `rsync -t` or `mv` of a copy made with `cp -p` puts in place: another file, same size, same mtime.
+    const staged = path.join(dir, "HERMES.md.new");
+    await fs.writeFile(staged, "Use bun.");
+    await fs.utimes(staged, longAgo, longAgo);
+    await fs.rename(staged, file);
+    const renamed = await prompts.build({ tools });
+    expect(renamed.prompt).toContain("Use bun.");
+
+    // The same file rewritten in place with its old mtime put back (`cp -p` onto it, `touch -r`).
+    await fs.writeFile(file, "Use pnpm");
+    await fs.utimes(file, longAgo, longAgo);
+    await prompts.build({ tools });
+    await fs.writeFile(file, "Use yarn");
+    await fs.utimes(file, longAgo, longAgo);
+    const rewritten = await prompts.build({ tools });
+    expect(rewritten.prompt).toContain("Use yarn");
+    expect(rewritten.prompt).not.toContain("Use pnpm");
+  });
+
   it("notices an edit that leaves size and modification time as they were, made right after the last read", async () => {
     const file = path.join(dir, "AGENTS.md");
     const stamp = new Date();

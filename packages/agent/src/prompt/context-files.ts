@@ -59,19 +59,27 @@ export async function stampContextFile(dir: string, now: () => number = Date.now
     const entry = statWithoutThrowing(filePath, lstatSync);
     if (entry === "missing") continue;
     if (typeof entry === "string") return { name, path: filePath, key: `error:${entry}`, settled: true };
-    let key = `${entry.isSymbolicLink() ? "link" : "entry"}:${entry.mtimeMs}:${entry.size}`;
+    let key = `${entry.isSymbolicLink() ? "link" : "entry"}:${identityOf(entry)}`;
     let changedMs = entry.mtimeMs;
     if (entry.isSymbolicLink()) {
       const target = statWithoutThrowing(filePath, statSync);
       if (typeof target === "string") key += `:${target}`;
       else {
-        key += `:${target.mtimeMs}:${target.size}`;
+        key += `:${identityOf(target)}`;
         changedMs = Math.max(changedMs, target.mtimeMs);
       }
     }
     return { name, path: filePath, key, settled: now() - changedMs > UNSETTLED_STAMP_MS };
   }
   return null;
+}
+
+/**
+ * Inode and change time as well as size and mtime: a file renamed into place, or edited with its mtime put back
+ * (`cp -p`, `touch -r`, an rsync that keeps times), may match the old size and mtime, never its inode and ctime too.
+ */
+function identityOf(info: Stats): string {
+  return `${info.ino}:${info.ctimeMs}:${info.mtimeMs}:${info.size}`;
 }
 
 /** The entry's stats, "missing" when there is none, or the error code when it cannot be looked at. */
