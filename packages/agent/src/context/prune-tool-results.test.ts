@@ -2,7 +2,7 @@ import type { Message } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import { repairHistory } from "../history/repair.js";
 import { conversationBuilder, longOutput, messageText } from "./conversation-fixture.js";
-import { describeToolResult, PRUNED_OUTPUT_NOTE, pruneToolResults } from "./prune-tool-results.js";
+import { describeToolResult, PRUNED_ACTION_NOTE, PRUNED_OUTPUT_NOTE, pruneToolResults } from "./prune-tool-results.js";
 
 describe("describeToolResult", () => {
   const c = conversationBuilder();
@@ -63,7 +63,7 @@ describe("pruneToolResults", () => {
     ];
     const { messages: pruned, pruned: count } = pruneToolResults(messages, { end: 5 });
     expect(count).toBe(1);
-    expect(messageText(pruned[2] as Message)).toBe(`[terminal] ran "make" → exit 2, 52 lines ${PRUNED_OUTPUT_NOTE}`);
+    expect(messageText(pruned[2] as Message)).toBe(`[terminal] ran "make" → exit 2, 52 lines ${PRUNED_ACTION_NOTE}`);
     expect(pruned[2]).toMatchObject({ role: "toolResult", toolCallId: "a", toolName: "terminal", isError: false });
     expect(pruned[3]).toBe(messages[3]);
     expect(pruned[6]).toBe(messages[6]);
@@ -77,6 +77,21 @@ describe("pruneToolResults", () => {
       { ...c.result("s", "screenshot", ""), content: [{ type: "image" as const, data: "AAAA", mimeType: "image/png" }] },
     ];
     const { messages: pruned } = pruneToolResults(messages);
-    expect(pruned[1]).toMatchObject({ content: [{ type: "text", text: `[screenshot] 0 chars, 1 image ${PRUNED_OUTPUT_NOTE}` }] });
+    expect(pruned[1]).toMatchObject({ content: [{ type: "text", text: `[screenshot] 0 chars, 1 image ${PRUNED_ACTION_NOTE}` }] });
+  });
+
+  it("tells the model to call a lookup again for its output, but to repeat an action only when that is safe", () => {
+    const c = conversationBuilder();
+    const messages = [
+      c.calls({ id: "r", name: "read_file", args: { path: "x.ts" } }, { id: "p", name: "patch", args: { path: "x.ts" } }, { id: "m", name: "mcp_send_email", args: { to: "a@b.c" } }),
+      c.result("r", "read_file", longOutput("x", 50)),
+      c.result("p", "patch", longOutput("diff", 50)),
+      c.result("m", "mcp_send_email", longOutput("sent", 50)),
+    ];
+    const texts = pruneToolResults(messages).messages.slice(1).map((m) => messageText(m));
+    expect(texts[0]).toBe(`[read_file] read x.ts (3,049 chars) ${PRUNED_OUTPUT_NOTE}`);
+    expect(texts[1]?.endsWith(PRUNED_ACTION_NOTE)).toBe(true);
+    expect(texts[2]?.endsWith(PRUNED_ACTION_NOTE)).toBe(true);
+    expect(PRUNED_ACTION_NOTE).not.toContain("call the tool again");
   });
 });

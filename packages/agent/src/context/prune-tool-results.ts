@@ -89,12 +89,21 @@ export function describeToolResult(result: ToolResultMessage, call?: ToolCall): 
   }
 }
 
-/** Tells the model the short line is all that is left of the output, and how to get the output back. */
+/** Tools that only look things up: calling one again is how the model gets the output back. */
+const LOOKUP_TOOLS: ReadonlySet<string> = new Set(["read_file", "list_directory", "search_files", "web_fetch", "web_search", "session_search"]);
+
+/** Tells the model the short line is all that is left of a lookup's output, and how to get the output back. */
 export const PRUNED_OUTPUT_NOTE = "(output cleared from the context; call the tool again to see it)";
+/** A command, an edit or a memory write may not be safe to run twice only to see its output again. */
+export const PRUNED_ACTION_NOTE = "(output cleared from the context; the call may have changed something, so repeat it only if that is safe)";
+
+export function prunedOutputNote(toolName: string): string {
+  return LOOKUP_TOOLS.has(toolName) ? PRUNED_OUTPUT_NOTE : PRUNED_ACTION_NOTE;
+}
 
 /** The stand-in for a result whose output is no longer sent: same call id, tool and error flag, so it still answers its call. */
 export function prunedResult(result: ToolResultMessage, description: string): ToolResultMessage {
-  return { ...result, content: [{ type: "text", text: `${description} ${PRUNED_OUTPUT_NOTE}` }] };
+  return { ...result, content: [{ type: "text", text: `${description} ${prunedOutputNote(result.toolName)}` }] };
 }
 
 /**

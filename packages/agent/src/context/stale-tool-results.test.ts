@@ -2,7 +2,7 @@ import type { Message } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import { repairHistory } from "../history/repair.js";
 import { conversationBuilder, longOutput, messageText, type ConversationBuilder } from "./conversation-fixture.js";
-import { PRUNED_OUTPUT_NOTE } from "./prune-tool-results.js";
+import { PRUNED_ACTION_NOTE, PRUNED_OUTPUT_NOTE } from "./prune-tool-results.js";
 import { summaryNoteMessage } from "./compression-note.js";
 import { protectedStart, staleOutputView, staleUsageBefore, type StaleOutputOptions } from "./stale-tool-results.js";
 import { estimateMessageTokens } from "./token-estimate.js";
@@ -103,7 +103,7 @@ describe("staleOutputView", () => {
     const messages = [c.user("build everything"), ...steps];
     const view = staleOutputView(messages, { protectRecentTurns: 2, tailTokenBudget: 3_000, batchTokens: 1_000 });
     expect(view.pruned).toBeGreaterThanOrEqual(6);
-    expect(messageText(view.messages[2] as Message)).toBe(`[terminal] ran "make step0" → exit 0, 66 lines ${PRUNED_OUTPUT_NOTE}`);
+    expect(messageText(view.messages[2] as Message)).toBe(`[terminal] ran "make step0" → exit 0, 66 lines ${PRUNED_ACTION_NOTE}`);
     expect(view.messages.at(-1)).toBe(messages.at(-1));
 
     const huge = [c.user("one big read"), c.calls({ id: "big", name: "read_file", args: { path: "big.log" } }), c.result("big", "read_file", longOutput("big", 400))];
@@ -120,7 +120,7 @@ describe("staleOutputView", () => {
     ];
     const messages = [0, 1, 2, 3].flatMap(shot);
     const view = staleOutputView(messages, { ...OPTIONS, batchTokens: 1 });
-    expect(view.messages[2]).toMatchObject({ content: [{ type: "text", text: `[screenshot] {"url":"https://example.com/0"} → 0 chars, 1 image ${PRUNED_OUTPUT_NOTE}` }] });
+    expect(view.messages[2]).toMatchObject({ content: [{ type: "text", text: `[screenshot] {"url":"https://example.com/0"} → 0 chars, 1 image ${PRUNED_ACTION_NOTE}` }] });
     expect(messageText(view.messages[6] as Message)).toContain('{"url":"https://example.com/1"} → 0 chars, 1 image');
     expect(view.messages[14]).toBe(messages[14]);
   });
