@@ -14,6 +14,8 @@ export default defineConfig({
     include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "test/**/*.test.ts"],
     // Installs redis-server once when a fresh machine lacks it (or fails fast naming the package).
     globalSetup: ["test/support/global-setup.ts"],
+    // Puts back process-wide state (environment, timers, OpenTelemetry globals) after each file; see isolate below.
+    setupFiles: ["test/support/restore-process-state.ts"],
     pool: "forks",
     // Most slow files wait on processes, sockets and timers rather than on a core, so one file more than there are
     // cores keeps the machine busy (vitest's default, one fewer, runs a single file at a time on 2 cores). Every file
@@ -22,8 +24,9 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism() + 1),
     // A worker process runs file after file with the modules it already loaded: a fresh process per file spent more
     // CPU importing @hermes/agent (pi-ai, every built-in tool) than most files spend testing. Files restore what they
-    // change (environment variables, timers, OpenTelemetry globals), so none depends on running first; vi.mock would
-    // leak into the next file and is not used.
+    // change, and the setup file above puts back the environment, timers and OpenTelemetry globals after each file
+    // (an in-process gateway sets $HERMES_HOME itself), so none depends on running first; vi.mock would leak into the
+    // next file and is not used.
     isolate: false,
     sequence: { sequencer: EndToEndFirstSequencer },
     testTimeout: 30_000,
