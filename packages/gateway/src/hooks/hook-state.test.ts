@@ -33,6 +33,18 @@ describe("hook state file", () => {
     expect(hookStateVersion(file)).not.toBe(first);
   });
 
+  it("gets a new version when the file is rewritten in place at the same size with its old mtime put back", async () => {
+    const file = path.join(root, "state.json");
+    const longAgo = new Date(Date.now() - 3_600_000);
+    await writeFile(file, '{"disabled":["aaa"]}');
+    await utimes(file, longAgo, longAgo);
+    const first = hookStateStamp(file);
+    expect(first.settled).toBe(true);
+    await writeFile(file, '{"disabled":["bbb"]}');
+    await utimes(file, longAgo, longAgo);
+    expect(hookStateVersion(file)).not.toBe(first.version);
+  });
+
   it("is settled once the file has not changed for a while, and for no file", async () => {
     const file = path.join(root, "state.json");
     expect(hookStateStamp(file)).toEqual({ version: "absent", settled: true });

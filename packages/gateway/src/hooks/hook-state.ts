@@ -42,7 +42,8 @@ export function hookStateStamp(file: string | undefined): { version: string; set
   try {
     const info = statSync(file, { throwIfNoEntry: false });
     if (info === undefined) return { version: "absent", settled: true };
-    return { version: `${info.ino}-${info.size}-${info.mtimeMs}`, settled: Date.now() - info.mtimeMs > UNSETTLED_STATE_MS };
+    // The ctime too: a file rewritten in place with its old mtime put back (`cp -p`, `touch -r`) keeps inode and size.
+    return { version: `${info.ino}-${info.size}-${info.mtimeMs}-${info.ctimeMs}`, settled: Date.now() - info.mtimeMs > UNSETTLED_STATE_MS };
   } catch {
     return { version: "absent", settled: true };
   }
