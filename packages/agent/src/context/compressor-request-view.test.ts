@@ -99,11 +99,26 @@ describe("ContextCompressor request view", () => {
     expect(estimateMessagesTokens(cc.requestView(out))).toBeLessThan(estimateMessagesTokens(sentBefore));
   });
 
+  it("leaves a short chat's tool output in its requests until it adds up to a tenth of the window", () => {
+    const c = conversationBuilder();
+    // About 1,000 tokens a turn: after 8 turns six files are stale, 6,000 tokens, under the 10,000 start of a 100,000 window.
+    const cc = compressor(c, { contextWindow: 100_000 });
+    const short = conversation(c, 8);
+    expect(cleared(cc.requestView(short))).toBe(0);
+    expect(cleared(compressor(c, { contextWindow: 100_000, pruneStartTokens: 0 }).requestView(short))).toBeGreaterThan(0);
+    // Past the start the older output goes, and a longer chat never gets it back.
+    const long = [...short, ...conversation(c, 10)];
+    const clearedLong = cleared(cc.requestView(long));
+    expect(clearedLong).toBeGreaterThanOrEqual(5);
+    expect(cleared(cc.requestView([...long, ...turn(c, 99)]))).toBeGreaterThanOrEqual(clearedLong);
+  });
+
   it("rejects knobs out of range", () => {
     const c = conversationBuilder();
     expect(() => compressor(c, { protectRecentTurns: -1 })).toThrow(RangeError);
     expect(() => compressor(c, { protectRecentTurns: 1.5 })).toThrow(RangeError);
     expect(() => compressor(c, { pruneBatchTokens: 0 })).toThrow(RangeError);
+    expect(() => compressor(c, { pruneStartTokens: -1 })).toThrow(RangeError);
   });
 
   it("sizes the view for the run's model (its tail budget and batch follow the window)", () => {
@@ -141,7 +156,7 @@ describe("agent loop with a compressor", () => {
       ]);
       const c = conversationBuilder();
       const history = conversation(c, 12);
-      const cc = new ContextCompressor({ summarizer: { model: fx.faux.getModel(), apiKey: "test" }, contextWindow: 40_000, pruneBatchTokens: 1_000 });
+      const cc = new ContextCompressor({ summarizer: { model: fx.faux.getModel(), apiKey: "test" }, contextWindow: 40_000, pruneBatchTokens: 1_000, pruneStartTokens: 0 });
       const result = await agent.run("turn 12: and the new file?", { history, compressor: cc });
       expect(result.compacted).toBe(false);
       expect(cleared(seen[0]?.messages ?? [])).toBeGreaterThan(5);

@@ -35,6 +35,11 @@ export interface ContextCompressorOptions {
    * byte for byte from the start (prompt caching). Default 5 % of the context window, 1,000 to 8,000 tokens.
    */
   pruneBatchTokens?: number;
+  /**
+   * Stale tool output stays in requests until it adds up to this many tokens (then goes a batch at a time). Default
+   * 10 % of the context window (about 50,000 characters in a 128,000-token window), at least one batch.
+   */
+  pruneStartTokens?: number;
   summaryMaxTokens?: number;
   summaryTimeoutMs?: number;
   logger?: Logger;
@@ -77,6 +82,7 @@ const REGROW_SHARE = 0.1;
 const DEFAULT_SUMMARY_TIMEOUT_MS = 120_000;
 const DEFAULT_PROTECT_RECENT_TURNS = 2;
 const DEFAULT_BATCH_SHARE = 0.05;
+const DEFAULT_PRUNE_START_SHARE = 0.1;
 /** Room in the summariser's window for its instructions and the previous summary. */
 const SUMMARY_PROMPT_OVERHEAD_TOKENS = 3_000;
 
@@ -109,6 +115,8 @@ export class ContextCompressor {
     if (turns !== undefined && !(Number.isInteger(turns) && turns >= 0)) throw new RangeError(`protectRecentTurns must be a whole number ≥ 0, got ${turns}`);
     const batch = options.pruneBatchTokens;
     if (batch !== undefined && !(Number.isFinite(batch) && batch > 0)) throw new RangeError(`pruneBatchTokens must be a positive number of tokens, got ${batch}`);
+    const start = options.pruneStartTokens;
+    if (start !== undefined && !(Number.isFinite(start) && start >= 0)) throw new RangeError(`pruneStartTokens must be a number of tokens ≥ 0, got ${start}`);
     this.options = options;
     this.threshold = threshold;
     this.protectHeadMessages = options.protectHeadMessages ?? DEFAULT_HEAD_MESSAGES;
@@ -253,10 +261,12 @@ export class ContextCompressor {
 
   private viewOf(messages: readonly Message[], window: number): RequestView {
     if (this.options.pruneStaleToolResults === false) return { messages: messages.slice(), pruned: 0, savedTokens: 0 };
+    const batchTokens = this.options.pruneBatchTokens ?? clamp(Math.round(window * DEFAULT_BATCH_SHARE), 1_000, 8_000);
     return staleOutputView(messages, {
       protectRecentTurns: this.options.protectRecentTurns ?? DEFAULT_PROTECT_RECENT_TURNS,
       tailTokenBudget: this.tailBudget(window),
-      batchTokens: this.options.pruneBatchTokens ?? clamp(Math.round(window * DEFAULT_BATCH_SHARE), 1_000, 8_000),
+      batchTokens,
+      startTokens: this.options.pruneStartTokens ?? Math.max(batchTokens, Math.round(window * DEFAULT_PRUNE_START_SHARE)),
     });
   }
 

@@ -89,6 +89,30 @@ describe("staleOutputView", () => {
     expect(staleOutputView(messages, { ...OPTIONS, minChars: 100_000 }).pruned).toBe(0);
   });
 
+  it("clears nothing before the stale output reaches startTokens, then a batch at a time and never less", () => {
+    const start = { ...OPTIONS, startTokens: 8_000 };
+    const messages = conversation(30);
+    let previous = 0;
+    let started = false;
+    for (let end = 1; end <= messages.length; end += 1) {
+      const history = messages.slice(0, end);
+      const view = staleOutputView(history, start);
+      const unpruned = staleUnprunedTokens(history, view.messages);
+      if (!started && view.pruned === 0) expect(unpruned).toBeLessThan(8_000 + 1_100);
+      if (view.pruned > 0) {
+        started = true;
+        expect(unpruned).toBeLessThan(OPTIONS.batchTokens + 1_100);
+      }
+      expect(view.pruned).toBeGreaterThanOrEqual(previous);
+      previous = view.pruned;
+    }
+    expect(started).toBe(true);
+    // Without it, clearing starts as soon as one batch is stale.
+    const early = messages.slice(0, 5 * 6);
+    expect(staleOutputView(early, start).pruned).toBe(0);
+    expect(staleOutputView(early, OPTIONS).pruned).toBeGreaterThan(0);
+  });
+
   it("prunes nothing while the conversation has no more turns than it protects", () => {
     const messages = conversation(2);
     expect(staleOutputView(messages, { ...OPTIONS, batchTokens: 1 }).pruned).toBe(0);

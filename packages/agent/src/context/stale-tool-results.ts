@@ -13,6 +13,11 @@ export interface StaleOutputOptions {
    * previous one byte for byte, which is what a provider's prompt cache can reuse.
    */
   batchTokens: number;
+  /**
+   * Nothing is cleared before the stale output adds up to this many tokens: a chat that read a few files asks about
+   * them again without the model having to read them again, and re-sending them costs little. Default one batch.
+   */
+  startTokens?: number;
   /** Results this short stay: their description would cost about as much. */
   minChars?: number;
 }
@@ -89,7 +94,8 @@ export function protectedStart(messages: readonly Message[], options: Pick<Stale
  * result has a fixed position on the running total of what pruning saves, counted from the start of the transcript.
  * With `stale` the total of the results before the protected part, a result is replaced when its position lies below
  * `floor(stale / batchTokens) * batchTokens`. That line moves only when the stale total crosses a multiple of the
- * batch, and then jumps a whole batch; what stays unreplaced before the protected part is always under one batch.
+ * batch, and then jumps a whole batch; what stays unreplaced before the protected part is always under one batch,
+ * once the stale total has reached `startTokens`.
  */
 export function staleOutputView(messages: readonly Message[], options: StaleOutputOptions): RequestView {
   const minChars = options.minChars ?? DEFAULT_PRUNE_MIN_CHARS;
@@ -106,7 +112,8 @@ export function staleOutputView(messages: readonly Message[], options: StaleOutp
     candidates.push({ index, position: stale, message: found.standIn, saving: found.saving });
     stale += found.saving;
   }
-  const line = Math.floor(stale / batch) * batch;
+  // `stale` only grows with the transcript, so once clearing has started it never stops again (no flapping).
+  const line = stale < (options.startTokens ?? 0) ? 0 : Math.floor(stale / batch) * batch;
   const out = messages.slice();
   let pruned = 0;
   let savedTokens = 0;
