@@ -1,4 +1,10 @@
+import { silentLogger } from "@hermes/agent";
+import BetterSqlite3 from "better-sqlite3";
+import { Kysely, SqliteDialect } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
+import type { Database } from "./database.js";
+import { createInboundRepository } from "./inbound.js";
+import { createSqlRunner, type SqlRunner } from "./sql-runner.js";
 import { storeFixtures } from "./test-fixtures.js";
 
 const fixtures = storeFixtures();
@@ -92,6 +98,32 @@ describe("inbound", () => {
     await store.inbound.setStatus(queued.id, "answered");
     expect(await store.inbound.claimNext(KEY)).toBeUndefined();
     expect(await store.inbound.get(elsewhere.id)).toMatchObject({ status: "queued" });
+  });
+
+  it("says a message was resumed when another process claimed it between the look-up and the claim", async () => {
+    const { store: other, file } = await fixtures.openNew();
+    const queued = (await other.inbound.recordIfNew(inbound("m1"))).record;
+    const sqlite = new BetterSqlite3(file);
+    try {
+      const exec = createSqlRunner(sqlite);
+      let theirs: ReturnType<typeof other.inbound.claimNext> | undefined;
+      // The other process (a new lease holder while this one stalled) claims the message right after this one read it.
+      const interleaved: SqlRunner = {
+        ...exec,
+        first: (query) => {
+          const row = exec.first(query);
+          theirs ??= other.inbound.claimNext(KEY);
+          return row;
+        },
+      };
+      const ctx = { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), exec: interleaved, now: fixtures.now, newId: () => "s", logger: silentLogger };
+      const ours = await createInboundRepository(ctx).claimNext(KEY);
+      expect(await theirs).toMatchObject({ id: queued.id, resumed: false });
+      // Taken up as a run already under way, so its checkpoints are read.
+      expect(ours).toMatchObject({ id: queued.id, status: "running", resumed: true });
+    } finally {
+      sqlite.close();
+    }
   });
 
   it("counts unanswered messages and cancels the queued ones", async () => {

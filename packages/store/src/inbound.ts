@@ -96,13 +96,15 @@ export function createInboundRepository(ctx: StoreContext): InboundRepository {
 
     async claimNext(sessionKey) {
       // No write transaction: finding nothing (the end of every run loop) then takes no write lock, and the claim
-      // itself is one UPDATE, atomic on its own, that only takes a message still open. The caller holds the session
-      // lock, so the oldest open message can only change under it by being finished or cancelled elsewhere (a /stop):
-      // then the next one is looked up. Only the last statement writes, so an attempt that failed busy wrote nothing.
+      // itself is one UPDATE, atomic on its own, that only takes the message in the status it was read in. The caller
+      // holds the session lock, so the oldest open message can only change under it by being finished or cancelled
+      // elsewhere (a /stop) or, when a lease ran out under a stalled holder, claimed by the new one: then it is looked
+      // up again, so `resumed` is true of a message another run has taken (and may be saving checkpoints for). Only
+      // the last statement writes, so an attempt that failed busy wrote nothing.
       for (;;) {
         const next = exec.first(nextOpen(db, { sessionKey }));
         if (next === undefined) return undefined;
-        const claimed = exec.first(claim(db, { id: next.id, now: ctx.now() }));
+        const claimed = exec.first(claim(db, { id: next.id, status: next.status, now: ctx.now() }));
         if (claimed !== undefined) return { ...toInboundRecord(claimed), resumed: next.status === "running" };
       }
     },
@@ -180,8 +182,8 @@ const nextOpen = preparedQuery((db, p: Param<{ sessionKey: string }>) =>
     .orderBy("id")
     .limit(sql.lit(1)),
 );
-const claim = preparedQuery((db, p: Param<{ id: number; now: number }>) =>
-  db.updateTable("inbound").set({ status: "running", updated_at: p("now") }).where("id", "=", p("id")).where("status", "in", OPEN_STATUSES).returningAll(),
+const claim = preparedQuery((db, p: Param<{ id: number; status: string; now: number }>) =>
+  db.updateTable("inbound").set({ status: "running", updated_at: p("now") }).where("id", "=", p("id")).where("status", "=", p("status")).returningAll(),
 );
 const countOpen = preparedQuery((db, p: Param<{ sessionKey: string }>) =>
   db
