@@ -17,17 +17,24 @@ export function toolCallsById(messages: readonly Message[]): Map<string, ToolCal
   return calls;
 }
 
+/** Whether a result costs clearly more than its one-line description (images always do). */
+export function worthPruning(result: ToolResultMessage, minChars: number): boolean {
+  return result.content.some((block) => block.type === "image") || resultText(result).length > minChars;
+}
+
+function clipped(text: string): string {
+  return text.length > MAX_ARGUMENT_CHARS ? `${text.slice(0, MAX_ARGUMENT_CHARS - 1)}…` : text;
+}
+
 function argument(call: ToolCall | undefined, name: string): string | undefined {
   const value: unknown = call?.arguments?.[name];
   if (typeof value !== "string" && typeof value !== "number") return undefined;
-  const text = String(value).replace(/\s+/g, " ").trim();
-  return text.length > MAX_ARGUMENT_CHARS ? `${text.slice(0, MAX_ARGUMENT_CHARS - 1)}…` : text;
+  return clipped(String(value).replace(/\s+/g, " ").trim());
 }
 
 function compactArguments(call: ToolCall | undefined): string | undefined {
   if (!call?.arguments || Object.keys(call.arguments).length === 0) return undefined;
-  const text = JSON.stringify(call.arguments).replace(/\s+/g, " ");
-  return text.length > MAX_ARGUMENT_CHARS ? `${text.slice(0, MAX_ARGUMENT_CHARS - 1)}…` : text;
+  return clipped(JSON.stringify(call.arguments).replace(/\s+/g, " "));
 }
 
 function count(n: number): string {
@@ -119,9 +126,7 @@ export function pruneToolResults(
   const calls = options.calls ?? toolCallsById(messages);
   let pruned = 0;
   const out = messages.map((message, index): Message => {
-    if (index >= end || message.role !== "toolResult") return message;
-    const hasImage = message.content.some((block) => block.type === "image");
-    if (!hasImage && resultText(message).length <= minChars) return message;
+    if (index >= end || message.role !== "toolResult" || !worthPruning(message, minChars)) return message;
     pruned += 1;
     return prunedResult(message, describeToolResult(message, calls.get(message.toolCallId)));
   });

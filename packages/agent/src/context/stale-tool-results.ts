@@ -1,6 +1,6 @@
 import type { Message, ToolCall, ToolResultMessage } from "@mariozechner/pi-ai";
 import { latestCompressionTime, userRequestText } from "./compression-note.js";
-import { DEFAULT_PRUNE_MIN_CHARS, describeToolResult, prunedResult, resultText, toolCallsById } from "./prune-tool-results.js";
+import { DEFAULT_PRUNE_MIN_CHARS, describeToolResult, prunedResult, toolCallsById, worthPruning } from "./prune-tool-results.js";
 import { estimateMessageTokens, promptTokensOf } from "./token-estimate.js";
 
 export interface StaleOutputOptions {
@@ -49,9 +49,8 @@ function tokensOf(message: Message): number {
 function standInFor(result: ToolResultMessage, calls: Map<string, ToolCall>, minChars: number): { standIn: ToolResultMessage; saving: number } | undefined {
   const known = standInMemo.get(result);
   if (known && known.minChars === minChars) return known.standIn ? known : undefined;
-  const hasImage = result.content.some((block) => block.type === "image");
   let entry: { minChars: number; standIn: ToolResultMessage; saving: number } | undefined;
-  if (hasImage || resultText(result).length > minChars) {
+  if (worthPruning(result, minChars)) {
     const standIn = prunedResult(result, describeToolResult(result, calls.get(result.toolCallId)));
     const saving = tokensOf(result) - estimateMessageTokens(standIn);
     if (saving > 0) entry = { minChars, standIn, saving };
