@@ -123,6 +123,27 @@ describe("delivery claims", () => {
     expect(await store.deliveries.claim(claimFor("other", []))).toEqual([]);
   });
 
+  it("keeps a chat's younger rows back behind a head that is deferred or held by another owner", async () => {
+    const { store } = await fixtures.openNew();
+    const a1 = await store.deliveries.enqueue({ ...notice, chatId: "a", text: "a1" });
+    const a2 = await store.deliveries.enqueue({ ...notice, chatId: "a", text: "a2" });
+    const elsewhere = await store.deliveries.enqueue({ ...notice, platform: "slack", chatId: "a", text: "same chat id, other platform" });
+
+    expect((await store.deliveries.claim(claimFor("x"))).map((row) => row.id)).toEqual([a1.id]);
+    expect(await store.deliveries.claim(claimFor("y"))).toEqual([]);
+    expect(await store.deliveries.defer(a1.id, "x", fixtures.now() + 60_000)).toBe(true);
+    expect(await store.deliveries.claim(claimFor("y"))).toEqual([]);
+    expect((await store.deliveries.claim(claimFor("y", ["slack"]))).map((row) => row.id)).toEqual([elsewhere.id]);
+
+    fixtures.advance(60_000);
+    expect((await store.deliveries.claim(claimFor("y"))).map((row) => row.id)).toEqual([a1.id]);
+    fixtures.advance(LEASE_MS);
+    // y's lease ran out: x takes the head over, still not the row behind it.
+    expect((await store.deliveries.claim(claimFor("x"))).map((row) => row.id)).toEqual([a1.id]);
+    expect(await store.deliveries.markSent(a1.id, "x")).toBe(true);
+    expect((await store.deliveries.claim(claimFor("y"))).map((row) => row.id)).toEqual([a2.id]);
+  });
+
   it("respects the limit and a deferral, which is not an attempt", async () => {
     const { store } = await fixtures.openNew();
     const rows = [];
