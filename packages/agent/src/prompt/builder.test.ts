@@ -147,10 +147,8 @@ describe("SystemPromptBuilder", () => {
     const file = path.join(dir, "HERMES.md");
     // The invisible character makes every load log a warning, which counts the loads.
     await fs.writeFile(file, "Rule\u200B one.");
-    // Last changed a minute ago: its stamp is settled, so unchanged stamps are trusted.
-    const aMinuteAgo = new Date(Date.now() - 60_000);
-    await fs.utimes(file, aMinuteAgo, aMinuteAgo);
-    const prompts = builder();
+    // Seen a minute after its last change: its stamp is settled, so unchanged stamps are trusted.
+    const prompts = builder({ fileClock: () => Date.now() + 60_000 });
     const first = await prompts.build({ tools });
     await prompts.build({ tools });
     await prompts.build({ tools });
@@ -170,26 +168,30 @@ describe("SystemPromptBuilder", () => {
     expect(edited.prompt).not.toContain("Rule one.");
   });
 
-  it("notices a file last changed long ago that is renamed into place, or edited with its mtime put back, at the same size", async () => {
+  it("notices a same-size file with the same old mtime renamed into place (rsync -t, mv of a cp -p copy)", async () => {
     const file = path.join(dir, "HERMES.md");
     const longAgo = new Date(Date.now() - 3_600_000);
     await fs.writeFile(file, "Use npm.");
     await fs.utimes(file, longAgo, longAgo);
-    const prompts = builder();
+    // An hour on: both files' changes are long past, so only their identity tells them apart.
+    const prompts = builder({ fileClock: () => Date.now() + 3_600_000 });
     expect((await prompts.build({ tools })).prompt).toContain("Use npm.");
-
-    // What `rsync -t` or `mv` of a copy made with `cp -p` puts in place: another file, same size, same mtime.
     const staged = path.join(dir, "HERMES.md.new");
     await fs.writeFile(staged, "Use bun.");
     await fs.utimes(staged, longAgo, longAgo);
     await fs.rename(staged, file);
     const renamed = await prompts.build({ tools });
     expect(renamed.prompt).toContain("Use bun.");
+    expect(renamed.prompt).not.toContain("Use npm.");
+  });
 
-    // The same file rewritten in place with its old mtime put back (`cp -p` onto it, `touch -r`).
+  it("notices same-size rewrites in place that put an old mtime back (cp -p onto it, touch -r)", async () => {
+    const file = path.join(dir, "HERMES.md");
+    const longAgo = new Date(Date.now() - 3_600_000);
     await fs.writeFile(file, "Use pnpm");
     await fs.utimes(file, longAgo, longAgo);
-    await prompts.build({ tools });
+    const prompts = builder();
+    expect((await prompts.build({ tools })).prompt).toContain("Use pnpm");
     await fs.writeFile(file, "Use yarn");
     await fs.utimes(file, longAgo, longAgo);
     const rewritten = await prompts.build({ tools });

@@ -87,6 +87,8 @@ export interface SystemPromptBuilderOptions {
   contextMaxChars?: number;
   logger?: Logger;
   now?: () => Date;
+  /** The file system's clock in ms (default Date.now), against which a context file's last change is judged recent. */
+  fileClock?: () => number;
   /** Overrides for the host description; the rest is read from the running process. */
   platform?: Partial<PromptInputs["platform"]>;
 }
@@ -160,7 +162,7 @@ export class SystemPromptBuilder {
   private async currentContextFile(): Promise<ContextFile | null> {
     const dir = this.options.contextDir;
     if (dir === undefined) return null;
-    const stamp = await stampContextFile(dir);
+    const stamp = await stampContextFile(dir, this.options.fileClock);
     const key = stamp === null ? "none" : `${stamp.name}|${stamp.key}`;
     if (key === this.contextStampKey) return this.contextFile;
     this.contextFile =

@@ -187,9 +187,11 @@ describe("stampContextFile", () => {
     const file = path.join(dir, "HERMES.md");
     await fs.writeFile(file, "rules");
     expect((await stampContextFile(dir))?.settled).toBe(false);
+    // An old mtime put back is not enough: the change itself (ctime) is recent.
     const aMinuteAgo = new Date(Date.now() - 60_000);
     await fs.utimes(file, aMinuteAgo, aMinuteAgo);
-    expect((await stampContextFile(dir))?.settled).toBe(true);
+    expect((await stampContextFile(dir))?.settled).toBe(false);
+    expect((await stampContextFile(dir, () => Date.now() + 60_000))?.settled).toBe(true);
   });
 
   it("skips a name whose parent is a file, like a missing one", async () => {

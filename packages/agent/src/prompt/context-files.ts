@@ -36,9 +36,10 @@ export interface ContextFileStamp {
   path: string;
   key: string;
   /**
-   * False while the file changed too recently for its stamp to be trusted: file systems keep modification times
-   * coarsely (a clock tick on Linux, up to 2 s elsewhere), so an edit of the same size in the same tick leaves the
-   * stamp as it was. What was read from such a file is read again next time.
+   * False while the file changed too recently for its stamp to be trusted: file systems keep modification and change
+   * times coarsely (a clock tick on Linux, up to 2 s elsewhere), so an edit of the same size in the same tick leaves
+   * the stamp as it was. What was read from such a file is read again next time. The change time counts too: an edit
+   * that puts an old mtime back (`cp -p`, `touch -r`) is recent all the same.
    */
   settled: boolean;
 }
@@ -60,13 +61,13 @@ export async function stampContextFile(dir: string, now: () => number = Date.now
     if (entry === "missing") continue;
     if (typeof entry === "string") return { name, path: filePath, key: `error:${entry}`, settled: true };
     let key = `${entry.isSymbolicLink() ? "link" : "entry"}:${identityOf(entry)}`;
-    let changedMs = entry.mtimeMs;
+    let changedMs = Math.max(entry.mtimeMs, entry.ctimeMs);
     if (entry.isSymbolicLink()) {
       const target = statWithoutThrowing(filePath, statSync);
       if (typeof target === "string") key += `:${target}`;
       else {
         key += `:${identityOf(target)}`;
-        changedMs = Math.max(changedMs, target.mtimeMs);
+        changedMs = Math.max(changedMs, target.mtimeMs, target.ctimeMs);
       }
     }
     return { name, path: filePath, key, settled: now() - changedMs > UNSETTLED_STAMP_MS };
