@@ -188,18 +188,21 @@ export class Gateway {
       this.options.markDone?.(message);
       return;
     }
-    if (!(await this.admitted(inboundId, message, key, auth.via))) return;
-    await this.enqueue(inboundId, message, key);
+    const admission = await this.admit(inboundId, message, key, auth.via);
+    if (!admission.admitted) return;
+    await this.enqueue(inboundId, message, key, admission.unanswered);
   }
 
   /**
    * HERMES_RATE_LIMIT and HERMES_MAX_QUEUED bound what one person can queue up; commands are never limited (so /stop
-   * and /new always work), nor is the console, which is the operator's own terminal.
+   * and /new always work), nor is the console, which is the operator's own terminal. An admitted message brings the
+   * session's unanswered count it was judged by, so the enqueue does not count again.
    */
-  private async admitted(inboundId: number, message: InboundMessage, key: string, via: "allowlist" | "paired" | "console"): Promise<boolean> {
-    if (!this.intake.enabled || via === "console") return true;
-    const verdict = this.intake.admit({ platform: message.platform, userId: message.user.id }, await this.options.store.inbound.unanswered(key));
-    if (verdict.admitted) return true;
+  private async admit(inboundId: number, message: InboundMessage, key: string, via: "allowlist" | "paired" | "console"): Promise<{ admitted: false } | { admitted: true; unanswered?: number }> {
+    if (!this.intake.enabled || via === "console") return { admitted: true };
+    const unanswered = await this.options.store.inbound.unanswered(key);
+    const verdict = this.intake.admit({ platform: message.platform, userId: message.user.id }, unanswered);
+    if (verdict.admitted) return { admitted: true, unanswered };
     await this.options.store.inbound.setStatus(inboundId, "ignored");
     this.options.onIntakeRefused?.(message, verdict.reason);
     const fields = { reason: verdict.reason, platform: message.platform, userId: message.user.id, sessionKey: key };
@@ -209,14 +212,14 @@ export class Gateway {
       await this.notice(message, verdict.notice);
     }
     this.options.markDone?.(message);
-    return false;
+    return { admitted: false };
   }
 
-  private async enqueue(inboundId: number, message: InboundMessage, key: string): Promise<void> {
+  private async enqueue(inboundId: number, message: InboundMessage, key: string, unanswered?: number): Promise<void> {
     const { store } = this.options;
     const { session, created } = await store.sessions.getOrCreateActive(newSessionFor(message, key));
     if (created) await this.options.hooks.emit({ ...this.eventBase(message, key), type: "session:start", sessionId: session.id });
-    const busy = await store.inbound.unanswered(key);
+    const busy = unanswered ?? (await store.inbound.unanswered(key));
     await store.inbound.setStatus(inboundId, "queued");
     if (busy > 0) await this.notice(message, BUSY_ACK);
     this.options.typing.begin(`inbound:${inboundId}`, message.platform, this.targetOf(message));
