@@ -179,6 +179,36 @@ describe("run processor", () => {
     expect((await store.deliveries.pending()).map((d) => d.text)).toEqual(["answer to one", "answer to two"]);
   });
 
+  it("reports each message whose reply is committed at once, before the run's agent:end hook and its next message", async () => {
+    const first = await queued("one", "m1");
+    const second = await queued("two", "m2");
+    const events: string[] = [];
+    const recording: Store = {
+      ...store,
+      completeRun: async (input) => {
+        const done = await store.completeRun(input);
+        events.push(`stored ${input.inboundId}`);
+        return done;
+      },
+    };
+    const process = createRunProcessor({
+      store: recording,
+      lock: new InMemorySessionLock(),
+      agentFor: async () => fakeAgent(async (text) => ok(`answer to ${text}`)),
+      hooks: {
+        emit: async (event: { type: string }) => {
+          if (event.type === "agent:end") events.push("agent:end");
+          return { blocked: false as const };
+        },
+      },
+      sessionScope: DEFAULT_SESSION_SCOPE,
+      onReplyStored: (inboundId) => events.push(`reply of ${inboundId} stored`),
+      logger: silentLogger,
+    });
+    expect(await process({ inboundId: first, sessionKey: key }, { signal: new AbortController().signal })).toBe("done");
+    expect(events).toEqual([`stored ${first}`, `reply of ${first} stored`, "agent:end", `stored ${second}`, `reply of ${second} stored`, "agent:end"]);
+  });
+
   it("still answers when finishing the run fails once", async () => {
     const first = await queued("hello", "m1");
     let failures = 1;

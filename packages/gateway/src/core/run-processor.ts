@@ -49,6 +49,12 @@ export interface RunProcessorOptions {
    * still writing its next answers would contend with it for the database.
    */
   onRepliesStored?(inboundIds: readonly number[]): void;
+  /**
+   * Called as soon as one message's replies are committed, before the run's hooks, its span's end and the session's
+   * next messages: for a queue in the gateway's own process, whose delivery shares the run's database connection and
+   * so contends with nothing when it sends at once.
+   */
+  onReplyStored?(inboundId: number): void;
   logger: Logger;
   leaseMs?: number;
   now?: () => number;
@@ -75,7 +81,10 @@ export function createRunProcessor(options: RunProcessorOptions) {
   const withStoredReplies = new Set<number>();
   const completeRun: Store["completeRun"] = async (input) => {
     const done = await options.store.completeRun(input);
-    if (done.ok && input.deliveries.length > 0) withStoredReplies.add(input.inboundId);
+    if (done.ok && input.deliveries.length > 0) {
+      withStoredReplies.add(input.inboundId);
+      options.onReplyStored?.(input.inboundId);
+    }
     return done;
   };
 

@@ -64,6 +64,26 @@ describe("InlineQueue", () => {
     await queue.close({ drainMs: 100 });
   });
 
+  it("tells its listeners of stored replies while the run is still going, and a listener that throws does not stop the others", async () => {
+    const runs = new ScriptedRuns();
+    const lines: Array<{ level: string; message: string }> = [];
+    const queue = new InlineQueue(runs.processor, { concurrency: 1, scheduler: new ManualScheduler(), logger: recordingLogger(lines) });
+    const heard: number[] = [];
+    queue.onRepliesStored(() => {
+      throw new Error("listener bug");
+    });
+    queue.onRepliesStored((inboundId) => heard.push(inboundId));
+    const settled = recordSettled(queue);
+    await queue.enqueue(job(7));
+    queue.repliesStored(7);
+    expect(heard).toEqual([7]);
+    expect(settled).toEqual([]);
+    expect(lines).toContainEqual({ level: "error", message: "replies-stored listener threw" });
+    runs.run(0).outcome.resolve("done");
+    await queue.close({ drainMs: 100 });
+    expect(settled).toEqual([[7, "done"]]);
+  });
+
   it("runs at most `concurrency` jobs at once and starts the next when one finishes", async () => {
     const runs = new ScriptedRuns();
     const queue = new InlineQueue(runs.processor, { concurrency: 2, scheduler: new ManualScheduler() });

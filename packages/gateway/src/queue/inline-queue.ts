@@ -8,6 +8,7 @@ import {
   type AgentRunJob,
   type AgentRunQueue,
   type QueueCloseOptions,
+  type RepliesStoredListener,
   type RunAbortCause,
   type RunOutcome,
   type RunProcessor,
@@ -60,6 +61,7 @@ export class InlineQueue implements AgentRunQueue {
   private readonly present = new Set<number>();
   private readonly runs = new RunRegistry();
   private readonly listeners: SettledListener[] = [];
+  private readonly repliesListeners: RepliesStoredListener[] = [];
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -100,6 +102,24 @@ export class InlineQueue implements AgentRunQueue {
 
   onSettled(listener: SettledListener): void {
     this.listeners.push(listener);
+  }
+
+  onRepliesStored(listener: RepliesStoredListener): void {
+    this.repliesListeners.push(listener);
+  }
+
+  /**
+   * For the processor to call once a run committed a message's replies: its listeners deliver them then, not after
+   * the run's remaining bookkeeping and the job's settling.
+   */
+  repliesStored(inboundId: number): void {
+    for (const listener of this.repliesListeners) {
+      try {
+        listener(inboundId);
+      } catch (error) {
+        this.logger.error("replies-stored listener threw", { inboundId, error });
+      }
+    }
   }
 
   close(options: QueueCloseOptions = {}): Promise<void> {

@@ -45,8 +45,8 @@ export interface AgentRunQueue {
   /** Called after a job finished (done or failed for good), in the process that enqueued it — the gateway flushes replies then. */
   onSettled(listener: SettledListener): void;
   /**
-   * Called as soon as a run in another process has committed replies to the outbox (before its job completes), so the
-   * gateway can deliver them at once; a queue whose runs happen in this process has nothing to report.
+   * Called as soon as a run has committed replies to the outbox (before its job completes), so the gateway can deliver
+   * them at once: a worker's run once it has answered its session's queued messages, an in-process run per message.
    */
   onRepliesStored?(listener: RepliesStoredListener): void;
   /** Runs waiting to start (queued or delayed for a retry), for the `hermes_queue_waiting` gauge. */

@@ -171,8 +171,9 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     logger,
   });
 
-  // A worker's replies are in the outbox before its job completes: send them then, not a queue round trip later. Its
-  // job's settling then has nothing more to send (a failure notice flushes by itself).
+  // A run's replies are in the outbox before its job completes: send them then, not after the run's bookkeeping and
+  // (with workers) a queue round trip later. Its job's settling then has nothing more to send (a failure notice
+  // flushes by itself).
   const announced = new Set<number>();
   queue.onRepliesStored?.((inboundId) => {
     if (!duty.active) return;

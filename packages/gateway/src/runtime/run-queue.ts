@@ -71,6 +71,8 @@ export async function createRunQueue(
     hooks: deps.hooks,
     dailyBudgetUsd: config.limits.dailyBudgetUsd,
     onBudgetRefused: (message) => budgetRefusals.inc(1, { platform: message.platform }),
+    // Called only while a run is under way, so after `queue` below exists.
+    onReplyStored: (inboundId) => queue.repliesStored(inboundId),
     sessionScope: config.sessionScope,
     logger: deps.logger,
   });
