@@ -33,8 +33,12 @@ function category(frame: ProfileNode["callFrame"]): string {
   const { url, functionName: name } = frame;
   if (name === "(idle)") return "idle";
   if (name === "(garbage collector)") return "garbage collection";
+  // The inspector session that takes the profile (cpu-profile-probe.mjs), not the gateway's work.
+  if (name === "dispatch" && url === "") return "the profiler itself (inspector dispatch)";
   if (/packages\/store|kysely|better-sqlite3/.test(url) || (url === "" && NATIVE_SQLITE.has(name))) return "SQLite and Kysely (the store)";
-  if (/pino|\/logging\//.test(url) || (url === "" && NATIVE_WRITE.has(name))) return "logging (pino, stderr writes)";
+  if (/pino|\/logging\//.test(url)) return "logging (pino)";
+  // writev is mostly HTTP sockets (the model request, grammY), with the log line's stderr write among them.
+  if (url === "" && NATIVE_WRITE.has(name)) return "socket and stderr writes (writev)";
   if (/openai|pi-ai|undici|webstreams/.test(url)) return "model HTTP client (openai SDK, undici, web streams)";
   if (/grammy|packages\/telegram|node-fetch|abort-controller/.test(url)) return "Telegram client (grammY, node-fetch)";
   if (/packages\/agent/.test(url)) return "agent core";
