@@ -12,7 +12,7 @@ export default defineConfig({
   },
   test: {
     include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "test/**/*.test.ts"],
-    // Installs redis-server once when a fresh machine lacks it (or fails fast naming the package).
+    // Installs redis-server and PostgreSQL once when a fresh machine lacks them (or fails fast naming the package).
     globalSetup: ["test/support/global-setup.ts"],
     // Puts back process-wide state (environment, timers, OpenTelemetry globals) after each file; see isolate below.
     setupFiles: ["test/support/restore-process-state.ts"],
