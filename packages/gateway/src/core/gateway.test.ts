@@ -21,8 +21,13 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function gatewayWith(queue: { enqueue: (job: { inboundId: number; sessionKey: string }) => Promise<{ enqueued: boolean }> }, logger: Logger = silentLogger): Gateway {
+function gatewayWith(
+  queue: { enqueue: (job: { inboundId: number; sessionKey: string }) => Promise<{ enqueued: boolean }> },
+  logger: Logger = silentLogger,
+  limits?: { ratePerMinute?: number; maxQueued?: number },
+): Gateway {
   return new Gateway({
+    limits,
     store,
     queue: { ...queue, stop: async () => {} },
     hooks: { emit: async () => ({ blocked: false }) },
@@ -105,4 +110,15 @@ describe("Gateway.receive", () => {
       await recorder.stop();
     }
   });
+
+  // With the limits on, the count the intake judged the message by is the one the acknowledgement uses.
+  for (const limits of [undefined, { maxQueued: 5 }]) {
+    it(`acknowledges a message only while an earlier one of the session is unanswered (limits ${limits ? "on" : "off"})`, async () => {
+      const gateway = gatewayWith({ enqueue: async () => ({ enqueued: true }) }, silentLogger, limits);
+      await gateway.receive(inbound({ messageId: "u-1", text: "first" }));
+      expect(await store.deliveries.pending()).toEqual([]);
+      await gateway.receive(inbound({ messageId: "u-2", text: "second" }));
+      expect((await store.deliveries.pending()).map((d) => d.text)).toEqual(["Got it. I'm still answering your previous message; I'll get to this one right after."]);
+    });
+  }
 });
