@@ -9,7 +9,7 @@ export async function promoteDelayed(queue: Queue, jobIds: readonly string[]): P
   let promoted = 0;
   for (const jobId of jobIds) {
     try {
-      // A handle on the id is all promote needs; the stored job is neither read nor written.
+      // A handle on the id is all promote needs: BullMQ's script reads the job's priority itself, so we read nothing.
       await new Job(queue, "run", {}, {}, jobId).promote();
       promoted += 1;
     } catch (error) {
@@ -19,6 +19,8 @@ export async function promoteDelayed(queue: Queue, jobIds: readonly string[]): P
   return promoted;
 }
 
+// BullMQ's wording for its promote script's -3 (finished-errors.js); the session-waiters test's unknown and waiting
+// jobs fail if an upgrade changes it.
 function isNotDelayedError(error: unknown): boolean {
   return error instanceof Error && error.message.includes("is not in the delayed state");
 }
