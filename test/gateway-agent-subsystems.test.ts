@@ -94,7 +94,9 @@ describe("agent subsystems through the gateway", () => {
     expect(h.adapter.texts()).toEqual(["Here is what recent studies say, with sources."]);
     const memory = await eventually(async () => {
       const text = await readFile(memoryFile, "utf8");
-      return text.includes("[learning]") && text.includes("sleep-research newsletter") ? text : undefined;
+      // A merge is two writes (the first entry replaced, then the others removed): wait for the second as well.
+      const curated = text.includes("sleep-research newsletter") && !text.includes("Writes a newsletter about sleep research");
+      return text.includes("[learning]") && curated ? text : undefined;
     });
     // The curation call saw the learning just recorded next to the older notes, and merged only the duplicates.
     expect(curationPrompt).toContain("Memory entries:");
