@@ -5,7 +5,7 @@ import { preparedQuery, type Param } from "./prepared-query.js";
 import { sessionStatements } from "./sessions.js";
 import type { StoreContext } from "./store-context.js";
 import { clearToolCheckpoints } from "./tool-checkpoints.js";
-import type { InboundStatus, NewDelivery } from "./types.js";
+import { OPEN_INBOUND_STATUSES, type InboundStatus, type NewDelivery } from "./types.js";
 import { addDailyUsage, addUsage, type RunUsage, type UsageOwner } from "./usage.js";
 
 export interface CompleteRunInput {
@@ -76,9 +76,8 @@ export function createCompleteRun(ctx: StoreContext): CompleteRun {
     });
 }
 
-const OPEN_STATUSES: InboundStatus[] = ["running", "queued"];
 
 const statusOf = preparedQuery((db, p: Param<{ id: number }>) => db.selectFrom("inbound").select("status").where("id", "=", p("id")));
 const close = preparedQuery((db, p: Param<{ id: number; status: InboundStatus; now: number }>) =>
-  db.updateTable("inbound").set({ status: p("status"), updated_at: p("now") }).where("id", "=", p("id")).where("status", "in", OPEN_STATUSES),
+  db.updateTable("inbound").set({ status: p("status"), updated_at: p("now") }).where("id", "=", p("id")).where("status", "in", OPEN_INBOUND_STATUSES),
 );

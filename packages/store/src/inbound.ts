@@ -3,7 +3,7 @@ import type { InboundTable } from "./database.js";
 import { preparedQuery, type Param } from "./prepared-query.js";
 import type { StoreContext } from "./store-context.js";
 import { clearToolCheckpoints } from "./tool-checkpoints.js";
-import type { InboundRecord, InboundStatus, InboundTraceContext } from "./types.js";
+import { OPEN_INBOUND_STATUSES, UNFINISHED_INBOUND_STATUSES, type InboundRecord, type InboundStatus, type InboundTraceContext } from "./types.js";
 
 export interface NewInbound {
   platform: string;
@@ -44,8 +44,6 @@ export interface InboundRepository {
   unfinished(limit: number): Promise<InboundRecord[]>;
 }
 
-const OPEN_STATUSES: InboundStatus[] = ["running", "queued"];
-const UNFINISHED_STATUSES: InboundStatus[] = ["received", ...OPEN_STATUSES];
 
 export function createInboundRepository(ctx: StoreContext): InboundRepository {
   const { db, exec } = ctx;
@@ -83,7 +81,7 @@ export function createInboundRepository(ctx: StoreContext): InboundRepository {
     },
 
     async setStatus(id, status) {
-      if (UNFINISHED_STATUSES.includes(status)) {
+      if (UNFINISHED_INBOUND_STATUSES.includes(status)) {
         exec.run(updateStatus(db, { id, status, now: ctx.now() }));
         return;
       }
@@ -129,7 +127,7 @@ export function createInboundRepository(ctx: StoreContext): InboundRepository {
         db
           .selectFrom("inbound")
           .selectAll()
-          .where("status", "in", ["received", ...OPEN_STATUSES])
+          .where("status", "in", UNFINISHED_INBOUND_STATUSES)
           .orderBy("id")
           .limit(Math.max(0, Math.floor(limit))),
       );
@@ -178,7 +176,7 @@ const nextOpen = preparedQuery((db, p: Param<{ sessionKey: string }>) =>
     .selectFrom("inbound")
     .select(["id", "status"])
     .where("session_key", "=", p("sessionKey"))
-    .where("status", "in", OPEN_STATUSES)
+    .where("status", "in", OPEN_INBOUND_STATUSES)
     .orderBy("id")
     .limit(sql.lit(1)),
 );
@@ -190,7 +188,7 @@ const countOpen = preparedQuery((db, p: Param<{ sessionKey: string }>) =>
     .selectFrom("inbound")
     .select((eb) => eb.fn.countAll<number>().as("count"))
     .where("session_key", "=", p("sessionKey"))
-    .where("status", "in", OPEN_STATUSES),
+    .where("status", "in", OPEN_INBOUND_STATUSES),
 );
 
 export function toInboundRecord(row: Selectable<InboundTable>): InboundRecord {

@@ -1,5 +1,5 @@
 import type { StoreContext } from "./store-context.js";
-import type { InboundStatus } from "./types.js";
+import { UNFINISHED_INBOUND_STATUSES, type InboundStatus } from "./types.js";
 
 export const DAY_MS = 86_400_000;
 
@@ -39,7 +39,6 @@ export interface RetentionRepository {
  */
 const FINISHED_INBOUND: InboundStatus[] = ["answered", "failed", "cancelled", "ignored"];
 const FINISHED_DELIVERIES = ["sent", "failed"];
-const UNFINISHED_INBOUND: InboundStatus[] = ["received", "queued", "running"];
 
 const BATCH = 500;
 const SESSION_BATCH = 50;
@@ -135,7 +134,7 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
               .select("id")
               .where("updated_at", "<", cutoff)
               // A long-idle conversation that just got a message is in use: its run appends to it when it finishes.
-              .where("key", "not in", (eb) => eb.selectFrom("inbound").select("session_key").where("status", "in", UNFINISHED_INBOUND).where("session_key", "is not", null))
+              .where("key", "not in", (eb) => eb.selectFrom("inbound").select("session_key").where("status", "in", UNFINISHED_INBOUND_STATUSES).where("session_key", "is not", null))
               .orderBy("id")
               .limit(SESSION_BATCH),
           )

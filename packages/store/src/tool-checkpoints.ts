@@ -2,7 +2,7 @@ import type { Selectable } from "kysely";
 import type { ToolCheckpointsTable } from "./database.js";
 import { preparedQuery, type Param } from "./prepared-query.js";
 import type { StoreContext } from "./store-context.js";
-import type { InboundStatus } from "./types.js";
+import { OPEN_INBOUND_STATUSES } from "./types.js";
 
 /** A finished tool call of a run, as the agent core's checkpoint port hands it over and gets it back. */
 export interface ToolCheckpoint {
@@ -46,7 +46,6 @@ export interface ToolCheckpointRepository {
   stepsForRun(inboundId: number): Promise<RunStep[]>;
 }
 
-const OPEN_STATUSES: InboundStatus[] = ["queued", "running"];
 
 export function createToolCheckpointRepository(ctx: StoreContext): ToolCheckpointRepository {
   const { db, exec } = ctx;
@@ -117,7 +116,7 @@ export function clearToolCheckpoints(ctx: StoreContext, inboundId: number): void
 
 // Every run records its steps and every finished run clears them (prepared-query.ts).
 const openInbound = preparedQuery((db, p: Param<{ inboundId: number }>) =>
-  db.selectFrom("inbound").select("id").where("id", "=", p("inboundId")).where("status", "in", OPEN_STATUSES),
+  db.selectFrom("inbound").select("id").where("id", "=", p("inboundId")).where("status", "in", OPEN_INBOUND_STATUSES),
 );
 const insertCheckpoint = preparedQuery(
   (

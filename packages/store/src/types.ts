@@ -52,6 +52,11 @@ export interface StoredMessage {
  */
 export type InboundStatus = "received" | "queued" | "running" | "answered" | "failed" | "cancelled" | "ignored";
 
+/** A message handed to the queue and not finished: a run may take it up or is working on it. */
+export const OPEN_INBOUND_STATUSES: InboundStatus[] = ["queued", "running"];
+/** Not finished at all, including a message recorded but not yet routed (a crash mid-intake). */
+export const UNFINISHED_INBOUND_STATUSES: InboundStatus[] = ["received", ...OPEN_INBOUND_STATUSES];
+
 export interface InboundRecord {
   /** Store-assigned id, stable across processes (used for job ids). */
   id: number;
