@@ -22,6 +22,9 @@ async function keywordsFromFile() {
   if (info === undefined) return [];
   const stamp = `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
   if (cached?.stamp === stamp) return cached.keywords;
+  // Settled is judged at the stat, not after the read: an edit landing while the read is under way is then never
+  // kept under the stat taken before it.
+  const statedAt = Date.now();
   let text;
   try {
     text = await readFile(KEYWORDS_FILE, "utf8");
@@ -30,7 +33,7 @@ async function keywordsFromFile() {
     throw error;
   }
   const keywords = text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#")).map(normalize);
-  cached = Date.now() - Math.max(info.mtimeMs, info.ctimeMs) > SETTLE_MS ? { stamp, keywords } : undefined;
+  cached = statedAt - Math.max(info.mtimeMs, info.ctimeMs) > SETTLE_MS ? { stamp, keywords } : undefined;
   return keywords;
 }
 
