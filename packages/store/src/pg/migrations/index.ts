@@ -1,0 +1,17 @@
+import type { Migration, MigrationProvider } from "kysely";
+import { initialPostgresMigration } from "./0001-initial.js";
+
+/**
+ * Every PostgreSQL schema version in order. Names sort in apply order; never rename or edit one that has shipped. A
+ * schema change after this one gets the same number and name here as in ../../migrations/index.ts (SQLite).
+ */
+const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [["0001_initial", initialPostgresMigration]];
+
+export function postgresMigrationNames(): string[] {
+  return MIGRATIONS.map(([name]) => name);
+}
+
+/** In-code provider: migrations ship inside the bundle, so nothing depends on a folder layout at run time. */
+export const postgresMigrationProvider: MigrationProvider = {
+  getMigrations: async () => Object.fromEntries(MIGRATIONS),
+};
