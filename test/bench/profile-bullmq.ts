@@ -14,18 +14,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { startBenchDeployment, type BenchDeployment } from "./bench-deployment.js";
+import { printProfileSummary, summariseProfile, type CpuProfile, type ExtraKind } from "./cpu-profile-summary.js";
 import { startRedis } from "../support/redis-server.js";
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-}
-
-interface CpuProfile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
 
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 100);
 const BURST = Number(process.env.BENCH_BURST ?? 200);
@@ -36,40 +26,11 @@ const MONITORED = Number(process.env.BENCH_MONITOR ?? 1);
 const PROFILE = process.env.BENCH_PROFILE !== "0";
 const PROBE = fileURLToPath(new URL("./cpu-profile-probe.mjs", import.meta.url));
 
-const NATIVE_SQLITE = new Set(["run", "get", "all", "prepare", "exec", "iterate", "pragma"]);
-const NATIVE_WRITE = new Set(["writev", "writeUtf8String", "writeBuffer"]);
-const NATIVE_FS = new Set(["lstat", "stat", "fstat", "open", "openFileHandle", "read", "close", "readFileUtf8", "internalModuleStat"]);
-
-function category(frame: ProfileNode["callFrame"]): string {
-  const { url, functionName: name } = frame;
-  if (name === "(idle)") return "idle";
-  if (name === "(garbage collector)") return "garbage collection";
-  if (/packages\/store|kysely|better-sqlite3/.test(url) || (url === "" && NATIVE_SQLITE.has(name))) return "SQLite and Kysely (the store)";
-  if (/node_modules\/bullmq/.test(url)) return "BullMQ";
-  if (/ioredis|redis-parser|cluster-key-slot|msgpackr/.test(url)) return "ioredis (and msgpackr)";
-  if (/pino|\/logging\//.test(url) || (url === "" && NATIVE_WRITE.has(name))) return "logging (pino, stderr writes)";
-  if (/openai|pi-ai|undici|webstreams/.test(url)) return "model HTTP client (openai SDK, undici, web streams)";
-  if (/grammy|packages\/telegram|node-fetch|abort-controller/.test(url)) return "Telegram client (grammY, node-fetch)";
-  if (/packages\/agent/.test(url)) return "agent core";
-  if (/packages\/gateway\/(src|dist)\/queue|bullmq-|session-waiters|session-lock/.test(url)) return "gateway: queue";
-  if (/\/hooks\//.test(url)) return "hooks";
-  if (/packages\/gateway/.test(url)) return "gateway (other)";
-  if (url === "" && NATIVE_FS.has(name)) return "file-system calls";
-  if (url.startsWith("node:")) return "Node internals (promises, events, timers, net, http)";
-  return `other: ${name || "(anonymous)"}`;
-}
-
-function where(frame: ProfileNode["callFrame"]): string {
-  const file = frame.url.replace(/^file:\/\//, "").replace(/.*node_modules\//, "").replace(/.*\/(packages|apps|hooks)\//, "$1/");
-  return `${frame.functionName || "(anonymous)"} ${file}${file ? `:${frame.lineNumber + 1}` : ""}`;
-}
-
-function print(title: string, totals: Map<string, number>, busyUs: number, limit: number): void {
-  console.log(`\n${title}`);
-  for (const [name, us] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, limit)) {
-    console.log(`${((100 * us) / busyUs).toFixed(1).padStart(5)} %  ${(us / 1000 / MESSAGES).toFixed(2).padStart(6)} ms/message  ${name}`);
-  }
-}
+const QUEUE_KINDS: ExtraKind[] = [
+  { url: /node_modules\/bullmq/, kind: "BullMQ" },
+  { url: /ioredis|redis-parser|cluster-key-slot|msgpackr/, kind: "ioredis (and msgpackr)" },
+  { url: /packages\/gateway\/(src|dist)\/queue|bullmq-|session-waiters|session-lock/, kind: "gateway: queue" },
+];
 
 /** The Redis commands one message causes, with milliseconds since the user wrote it and the sending connection. */
 async function monitorOneMessage(deployment: BenchDeployment, redisUrl: string, mark: number): Promise<void> {
@@ -105,21 +66,9 @@ async function monitorOneMessage(deployment: BenchDeployment, redisUrl: string, 
 }
 
 function summarise(label: string, profile: CpuProfile, cpuMs: number): void {
-  const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
-  const byCategory = new Map<string, number>();
-  const byFunction = new Map<string, number>();
-  let busyUs = 0;
-  profile.samples.forEach((id, index) => {
-    const frame = frames.get(id);
-    const us = profile.timeDeltas[index] ?? 0;
-    if (!frame || frame.functionName === "(idle)") return;
-    busyUs += us;
-    byCategory.set(category(frame), (byCategory.get(category(frame)) ?? 0) + us);
-    byFunction.set(where(frame), (byFunction.get(where(frame)) ?? 0) + us);
-  });
-  console.log(`\n=== ${label}: CPU per message (/proc, while sampling) ${(cpuMs / MESSAGES).toFixed(1)} ms; sampled busy time ${(busyUs / 1000 / MESSAGES).toFixed(1)} ms`);
-  print("self time by kind", byCategory, busyUs, 16);
-  print("self time by function", byFunction, busyUs, 25);
+  const summary = summariseProfile(profile, QUEUE_KINDS);
+  console.log(`\n=== ${label}: CPU per message (/proc, while sampling) ${(cpuMs / MESSAGES).toFixed(1)} ms; sampled busy time ${(summary.busyUs / 1000 / MESSAGES).toFixed(1)} ms`);
+  printProfileSummary(summary, MESSAGES, 16);
 }
 
 async function main(): Promise<void> {
