@@ -11,6 +11,7 @@ import { startFakeSlack, type FakeSlack } from "./fakes/slack/fake-slack.js";
 import { startFakeTelegram, type FakeTelegram } from "./fakes/telegram/index.js";
 import { startRedis, type TestRedis } from "./support/redis-server.js";
 import { runCli } from "./support/run-cli.js";
+import { freePort } from "./support/free-port.js";
 
 const CHECK_NAMES = ["config", "store", "http", "model", "telegram", "discord", "slack", "redis", "hooks"];
 
@@ -47,20 +48,11 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** A loopback port that nothing listens on (bound once, then released). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 async function healthyEnv(name: string): Promise<Record<string, string>> {
   return {
     HOME: root,
     HERMES_HOME: path.join(root, name),
-    HERMES_HTTP_PORT: String(await closedPort()),
+    HERMES_HTTP_PORT: String(await freePort()),
     HERMES_BASE_URL: llm.baseUrl,
     HERMES_MODEL: "scripted-model",
     TELEGRAM_BOT_TOKEN: telegram.token,
@@ -103,8 +95,8 @@ describe("hermes doctor --json", () => {
   });
 
   it("fails the model, telegram and redis checks against broken stand-ins, naming what is wrong", async () => {
-    const llmPort = await closedPort();
-    const redisPort = await closedPort();
+    const llmPort = await freePort();
+    const redisPort = await freePort();
     const env = {
       ...(await healthyEnv("broken")),
       HERMES_BASE_URL: `http://127.0.0.1:${llmPort}/v1`,
@@ -139,7 +131,7 @@ describe("hermes doctor --json", () => {
     const anthropicEnv = async (name: string, key: string): Promise<Record<string, string>> => ({
       HOME: root,
       HERMES_HOME: path.join(root, name),
-      HERMES_HTTP_PORT: String(await closedPort()),
+      HERMES_HTTP_PORT: String(await freePort()),
       HERMES_BASE_URL: anthropic.baseUrl,
       HERMES_API: "anthropic-messages",
       HERMES_MODEL: "claude-stand-in",
@@ -191,7 +183,7 @@ describe("hermes doctor --json", () => {
     expect(invalid.report.ok).toBe(false);
     expect(invalid.report.checks).toEqual([{ name: "config", status: "fail", detail: expect.stringContaining("HERMES_HTTP_PORT") }]);
 
-    const bare = await doctor({ HOME: root, HERMES_HOME: path.join(root, "bare"), HERMES_HTTP_PORT: String(await closedPort()) });
+    const bare = await doctor({ HOME: root, HERMES_HOME: path.join(root, "bare"), HERMES_HTTP_PORT: String(await freePort()) });
     expect(check(bare.report, "model")).toMatchObject({ status: "fail", detail: expect.stringContaining("npm run hermes -- setup") });
     for (const name of ["telegram", "discord", "slack"]) expect(check(bare.report, name)).toEqual({ name, status: "ok", detail: "not configured" });
     expect(check(bare.report, "redis").detail).toMatch(/^not configured/);

@@ -1,6 +1,6 @@
 import http from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
-import net, { type AddressInfo } from "node:net";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -9,6 +9,7 @@ import { startFakeTelegram } from "./fakes/telegram/index.js";
 import { httpUrl, startApp } from "./support/app-process.js";
 import { runCli } from "./support/run-cli.js";
 import { waitUntil } from "./support/wait-until.js";
+import { freePort } from "./support/free-port.js";
 
 let root = "";
 beforeEach(async () => {
@@ -17,14 +18,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A stand-in gateway that answers /readyz with `status` and `body`. */
 async function readyzStandIn(status: number, body: unknown): Promise<{ port: number; close(): Promise<void> }> {

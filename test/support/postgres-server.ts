@@ -1,11 +1,11 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { chown, mkdir, mkdtemp, rm } from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { findSystemPostgresBinaries, MISSING_POSTGRES_LINE, type PostgresBinaries } from "./postgres-setup.js";
+import { freePort } from "./free-port.js";
 
 export interface TestPostgres {
   /** Connection URL of the `postgres` database, as the superuser. */
@@ -213,16 +213,4 @@ async function waitForConnections(url: string, child: ChildProcess, exited: Prom
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`no connection in time: ${String(lastError)}`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error("no port assigned"))));
-    });
-  });
 }

@@ -4,6 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { findRedisServer, lookupOnPath, MISSING_REDIS_LINE } from "./redis-setup.js";
+import { freePort } from "./free-port.js";
 
 export interface TestRedis {
   url: string;
@@ -97,17 +98,6 @@ function isRunning(child: ChildProcess): boolean {
   return child.exitCode === null && child.signalCode === null;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error("no port assigned"))));
-    });
-  });
-}
 
 async function waitForPong(port: number, child: ChildProcess, exited: Promise<void>): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;

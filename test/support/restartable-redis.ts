@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { findRedisServer, lookupOnPath, MISSING_REDIS_LINE } from "./redis-setup.js";
+import { freePort } from "./free-port.js";
 
 export interface RestartableRedis {
   url: string;
@@ -80,16 +80,4 @@ async function waitForPing(port: number, timeoutMs: number): Promise<void> {
     if (Date.now() > deadline) throw new Error(`redis-server did not answer on port ${port} within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error("no port assigned"))));
-    });
-  });
 }
