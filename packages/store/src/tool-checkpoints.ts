@@ -121,18 +121,8 @@ const openInbound = preparedQuery((db, p: Param<{ inboundId: number }>) =>
 const insertCheckpoint = preparedQuery(
   (
     db,
-    p: Param<{
-      inboundId: number;
-      step: number;
-      position: number;
-      toolCallId: string;
-      toolName: string;
-      argumentsHash: string;
-      status: string;
-      result: string;
-      durationMs: number;
-      now: number;
-    }>,
+    // The checkpoint's own fields, with its result as the stored JSON.
+    p: Param<Omit<ToolCheckpoint, "result"> & { inboundId: number; result: string; durationMs: number; now: number }>,
   ) =>
     db.insertInto("tool_checkpoints").values({
       inbound_id: p("inboundId"),
