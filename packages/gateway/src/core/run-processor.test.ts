@@ -59,6 +59,18 @@ function fakeAgent(run: (text: string) => Promise<Partial<HermesAgentResult>>): 
 
 const ok = (text: string): Partial<HermesAgentResult> => ({ text, newMessages: [{ role: "user", content: text, timestamp: 1 }] });
 
+/** The store, noting "stored <id>" in `events` as each run's completion commits. */
+function recordingCompletions(events: string[]): Store {
+  return {
+    ...store,
+    completeRun: async (input) => {
+      const done = await store.completeRun(input);
+      events.push(`stored ${input.inboundId}`);
+      return done;
+    },
+  };
+}
+
 describe("run processor", () => {
   it("runs each message in a hermes.run span whose parent is the job's trace context, with a logger naming the run", async () => {
     const recorder = recordSpansGlobally();
@@ -157,14 +169,7 @@ describe("run processor", () => {
     const second = await queued("two", "m2");
     const locks = new InMemorySessionLock();
     const events: string[] = [];
-    const recording: Store = {
-      ...store,
-      completeRun: async (input) => {
-        const done = await store.completeRun(input);
-        events.push(`stored ${input.inboundId}`);
-        return done;
-      },
-    };
+    const recording = recordingCompletions(events);
     const process = createRunProcessor({
       store: recording,
       lock: locks,
@@ -183,14 +188,7 @@ describe("run processor", () => {
     const first = await queued("one", "m1");
     const second = await queued("two", "m2");
     const events: string[] = [];
-    const recording: Store = {
-      ...store,
-      completeRun: async (input) => {
-        const done = await store.completeRun(input);
-        events.push(`stored ${input.inboundId}`);
-        return done;
-      },
-    };
+    const recording = recordingCompletions(events);
     const process = createRunProcessor({
       store: recording,
       lock: new InMemorySessionLock(),
