@@ -1,6 +1,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { lookupOnPath, runCommand, type CommandOutcome } from "./redis-setup.js";
+import { ensureDebianPackage, type DebianPackageDeps } from "./debian-package.js";
+import { lookupOnPath, runCommand } from "./redis-setup.js";
 
 /** Where Debian's `postgresql` package puts the server binaries (they are not on PATH there). */
 export const DEBIAN_POSTGRES_ROOT = "/usr/lib/postgresql";
@@ -13,17 +14,11 @@ export interface PostgresBinaries {
   postgres: string;
 }
 
-export interface PostgresSetupDeps {
-  /** Absolute path of an executable with this name on PATH, or undefined. */
-  findOnPath(name: string): string | undefined;
+export interface PostgresSetupDeps extends DebianPackageDeps {
   /** Absolute path of this executable in a directory, or undefined. */
   findInDir(dir: string, name: string): string | undefined;
   /** Entry names of a directory; [] when it does not exist. */
   listDir(dir: string): string[];
-  /** The effective user id, or undefined where the platform has none. */
-  uid(): number | undefined;
-  run(command: string, args: readonly string[], env: Readonly<Record<string, string>>): Promise<CommandOutcome>;
-  writeLine(line: string): void;
 }
 
 export type PostgresSetupResult = { ok: true; binaries: PostgresBinaries; installed: boolean } | { ok: false; line: string };
@@ -51,39 +46,20 @@ export function findPostgresBinaries(deps: Pick<PostgresSetupDeps, "findOnPath" 
 }
 
 /**
- * Makes sure PostgreSQL's server binaries exist before the suite starts: found → nothing to do; missing on a machine
- * where apt-get can be used → install Debian's `postgresql` once and say so in one line; otherwise → one line naming
- * the package.
+ * Makes sure PostgreSQL's server binaries exist before the suite starts (installing Debian's `postgresql` when it
+ * can, see ensureDebianPackage).
  */
 export async function ensurePostgresServer(deps: PostgresSetupDeps): Promise<PostgresSetupResult> {
-  const present = findPostgresBinaries(deps);
-  if (present !== undefined) return { ok: true, binaries: present, installed: false };
-
-  const aptGet = deps.findOnPath("apt-get");
-  if (deps.uid() !== 0 || aptGet === undefined) return { ok: false, line: MISSING_POSTGRES_LINE };
-
-  deps.writeLine("PostgreSQL not found: installing the postgresql package with apt-get (once, for the tests)");
-  const env = { DEBIAN_FRONTEND: "noninteractive" };
-  const update = await deps.run(aptGet, ["update", "-qq"], env);
-  if (!update.ok) return { ok: false, line: installFailedLine("apt-get update", update.detail) };
-  const install = await deps.run(aptGet, ["install", "-y", "-qq", "postgresql"], env);
-  if (!install.ok) return { ok: false, line: installFailedLine("apt-get install postgresql", install.detail) };
-
-  const installed = findPostgresBinaries(deps);
-  if (installed === undefined) {
-    return { ok: false, line: installFailedLine("apt-get install postgresql", "initdb and postgres still not found afterwards") };
-  }
-  return { ok: true, binaries: installed, installed: true };
-}
-
-function installFailedLine(step: string, detail: string): string {
-  return `could not install PostgreSQL (${step} failed: ${lastLine(detail)}); install the postgresql package yourself`;
-}
-
-function lastLine(text: string): string {
-  const lines = text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
-  // apt-get puts the reason ("E: Unable to locate package …") on its last lines.
-  return (lines.at(-1) ?? "no output").slice(0, 300);
+  const result = await ensureDebianPackage(deps, {
+    name: "postgresql",
+    find: () => findPostgresBinaries(deps),
+    label: "PostgreSQL",
+    notFound: "PostgreSQL not found",
+    missingLine: MISSING_POSTGRES_LINE,
+    stillMissing: "initdb and postgres still not found afterwards",
+    installYourself: "the postgresql package",
+  });
+  return result.ok ? { ok: true, binaries: result.found, installed: result.installed } : result;
 }
 
 function listDirOrNothing(dir: string): string[] {

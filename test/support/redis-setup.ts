@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
+import { ensureDebianPackage, type DebianPackageDeps } from "./debian-package.js";
 
 /** Binaries that can serve the tests' Redis, in order of preference (Valkey is Redis's drop-in fork). */
 export const REDIS_SERVER_NAMES = ["redis-server", "valkey-server"] as const;
@@ -10,14 +11,7 @@ export const MISSING_REDIS_LINE =
 
 export type CommandOutcome = { ok: true } | { ok: false; detail: string };
 
-export interface RedisSetupDeps {
-  /** Absolute path of an executable with this name on PATH, or undefined. */
-  findOnPath(name: string): string | undefined;
-  /** The effective user id, or undefined where the platform has none. */
-  uid(): number | undefined;
-  run(command: string, args: readonly string[], env: Readonly<Record<string, string>>): Promise<CommandOutcome>;
-  writeLine(line: string): void;
-}
+export type RedisSetupDeps = DebianPackageDeps;
 
 export type RedisSetupResult = { ok: true; binary: string; installed: boolean } | { ok: false; line: string };
 
@@ -30,38 +24,20 @@ export function findRedisServer(findOnPath: RedisSetupDeps["findOnPath"]): strin
 }
 
 /**
- * Makes sure a Redis server binary is on PATH before the suite starts: found → nothing to do; missing on a machine
- * where apt-get can be used → install it once and say so in one line; otherwise → one line naming the package.
+ * Makes sure a Redis server binary is on PATH before the suite starts (installing the redis-server package when it
+ * can, see ensureDebianPackage).
  */
 export async function ensureRedisServer(deps: RedisSetupDeps): Promise<RedisSetupResult> {
-  const present = findRedisServer(deps.findOnPath);
-  if (present !== undefined) return { ok: true, binary: present, installed: false };
-
-  const aptGet = deps.findOnPath("apt-get");
-  if (deps.uid() !== 0 || aptGet === undefined) return { ok: false, line: MISSING_REDIS_LINE };
-
-  deps.writeLine("redis-server not found on PATH: installing the redis-server package with apt-get (once, for the tests)");
-  const env = { DEBIAN_FRONTEND: "noninteractive" };
-  const update = await deps.run(aptGet, ["update", "-qq"], env);
-  if (!update.ok) return { ok: false, line: installFailedLine("apt-get update", update.detail) };
-  const install = await deps.run(aptGet, ["install", "-y", "-qq", "redis-server"], env);
-  if (!install.ok) return { ok: false, line: installFailedLine("apt-get install redis-server", install.detail) };
-
-  const installed = findRedisServer(deps.findOnPath);
-  if (installed === undefined) {
-    return { ok: false, line: installFailedLine("apt-get install redis-server", "redis-server still not on PATH afterwards") };
-  }
-  return { ok: true, binary: installed, installed: true };
-}
-
-function installFailedLine(step: string, detail: string): string {
-  return `could not install redis-server (${step} failed: ${oneLine(detail)}); install the redis-server (or valkey-server) package yourself`;
-}
-
-function oneLine(text: string): string {
-  const lines = text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
-  // apt-get puts the reason ("E: Unable to locate package …") on its last lines.
-  return (lines.at(-1) ?? "no output").slice(0, 300);
+  const result = await ensureDebianPackage(deps, {
+    name: "redis-server",
+    find: () => findRedisServer(deps.findOnPath),
+    label: "redis-server",
+    notFound: "redis-server not found on PATH",
+    missingLine: MISSING_REDIS_LINE,
+    stillMissing: "redis-server still not on PATH afterwards",
+    installYourself: "the redis-server (or valkey-server) package",
+  });
+  return result.ok ? { ok: true, binary: result.found, installed: result.installed } : result;
 }
 
 /** Looks a command up on a PATH string the way a shell would: the first directory holding an executable file wins. */
