@@ -24,11 +24,20 @@ export interface BusyRetryPolicy {
   now: () => number;
 }
 
-/** better-sqlite3's SqliteError code for a lock held elsewhere (also its extended forms, e.g. SQLITE_BUSY_SNAPSHOT). */
+/**
+ * PostgreSQL's errors that mean "try the transaction again", with nothing of it written: serialization_failure,
+ * deadlock_detected (the server rolled back one of the two), lock_not_available.
+ */
+const POSTGRES_RETRY_CODES: ReadonlySet<string> = new Set(["40001", "40P01", "55P03"]);
+
+/**
+ * A lock held elsewhere: better-sqlite3's SqliteError code (also its extended forms, e.g. SQLITE_BUSY_SNAPSHOT), or
+ * one of PostgreSQL's codes above.
+ */
 export function isBusyError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || POSTGRES_RETRY_CODES.has(code));
 }
 
 /** Runs `operation`, trying it again after pauses while it fails with SQLITE_BUSY, for up to `maxWaitMs`. */

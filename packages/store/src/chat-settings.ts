@@ -18,14 +18,14 @@ export function createChatSettingsRepository(ctx: StoreContext): ChatSettingsRep
   const { db, exec } = ctx;
   return {
     async get(platform, chatId) {
-      const row = exec.first(settingsOfChat(db, { platform, chatId }));
+      const row = await exec.first(settingsOfChat(db, { platform, chatId }));
       if (row === undefined) return undefined;
       return { mentionMode: row.mention_mode === "all" ? "all" : "mention" };
     },
 
     async set(platform, chatId, settings) {
       const now = ctx.now();
-      exec.run(
+      await exec.run(
         db
           .insertInto("chat_settings")
           .values({ platform, chat_id: chatId, mention_mode: settings.mentionMode, updated_at: now })

@@ -41,41 +41,42 @@ export type CompleteRun = (input: CompleteRunInput) => Promise<CompleteRunResult
  */
 export function createCompleteRun(ctx: StoreContext): CompleteRun {
   const { db, exec } = ctx;
-  /** Why a run cannot be finished (the inbound is gone or no longer open), or undefined while it is open. */
-  const notOpen = (inboundId: number): CompleteRunResult | undefined => {
-    const inbound = exec.first(statusOf(db, { id: inboundId }));
-    if (inbound === undefined) return { ok: false, reason: "not_found" };
-    if (inbound.status !== "running" && inbound.status !== "queued") return { ok: false, reason: "already_finished" };
-    return undefined;
-  };
-  const sessions = sessionStatements(ctx);
   return async (input) =>
-    exec.write((): CompleteRunResult => {
+    exec.write(async (tx): Promise<CompleteRunResult> => {
+      const txCtx: StoreContext = { ...ctx, exec: tx };
+      /** Why a run cannot be finished (the inbound is gone or no longer open), or undefined while it is open. */
+      const notOpen = async (): Promise<CompleteRunResult | undefined> => {
+        const inbound = await tx.first(statusOf(db, { id: input.inboundId }));
+        if (inbound === undefined) return { ok: false, reason: "not_found" };
+        if (inbound.status !== "running" && inbound.status !== "queued") return { ok: false, reason: "already_finished" };
+        return undefined;
+      };
+      const sessions = sessionStatements(txCtx);
       if (input.compacted) {
-        const parent = sessions.selectById(input.sessionId);
-        if (parent === undefined || parent.status !== "active") return notOpen(input.inboundId) ?? { ok: false, reason: "session_changed" };
+        const parent = await sessions.selectById(input.sessionId);
+        if (parent === undefined || parent.status !== "active") return (await notOpen()) ?? { ok: false, reason: "session_changed" };
       }
       // Closing the inbound comes first and only takes an open one: the write that makes a second finish of the same
-      // run change nothing, without a read before it. Nothing was written when it changes no row.
-      const closed = exec.run(close(db, { id: input.inboundId, status: input.status ?? "answered", now: ctx.now() }));
+      // run change nothing, without a read before it. Nothing was written when it changes no row. On PostgreSQL the
+      // update locks the row, so a second finish at the same moment waits for this one and then changes nothing.
+      const closed = await tx.run(close(db, { id: input.inboundId, status: input.status ?? "answered", now: ctx.now() }));
       if (closed.changes === 0) {
-        const reason = notOpen(input.inboundId);
+        const reason = await notOpen();
         if (reason === undefined) throw new Error(`inbound ${input.inboundId} is open but could not be closed`);
         return reason;
       }
 
-      const sessionId = input.compacted ? sessions.startChild(input.sessionId).id : input.sessionId;
-      appendMessages(ctx, sessionId, input.messages);
-      if (input.usage !== undefined) addUsage(ctx, sessionId, input.usage);
-      if (input.usage !== undefined && input.usageOwner !== undefined) addDailyUsage(ctx, input.usageOwner, input.usage);
+      const sessionId = input.compacted ? (await sessions.startChild(input.sessionId)).id : input.sessionId;
+      await appendMessages(txCtx, sessionId, input.messages);
+      if (input.usage !== undefined) await addUsage(txCtx, sessionId, input.usage);
+      if (input.usage !== undefined && input.usageOwner !== undefined) await addDailyUsage(txCtx, input.usageOwner, input.usage);
       for (const delivery of input.deliveries) {
-        addDelivery(ctx, { ...delivery, inboundId: delivery.inboundId ?? input.inboundId });
+        await addDelivery(txCtx, { ...delivery, inboundId: delivery.inboundId ?? input.inboundId });
       }
-      clearToolCheckpoints(ctx, input.inboundId);
+      await clearToolCheckpoints(txCtx, input.inboundId);
       return { ok: true, sessionId };
     });
 }
-
 
 const statusOf = preparedQuery((db, p: Param<{ id: number }>) => db.selectFrom("inbound").select("status").where("id", "=", p("id")));
 const close = preparedQuery((db, p: Param<{ id: number; status: InboundStatus; now: number }>) =>

@@ -90,12 +90,12 @@ export function createDeliveryRepository(ctx: StoreContext): DeliveryRepository 
     },
 
     async get(id) {
-      const row = exec.first(byId(db, { id }));
+      const row = await exec.first(byId(db, { id }));
       return row === undefined ? undefined : toDeliveryRecord(row);
     },
 
     async pending(limit = DEFAULT_PENDING_LIMIT) {
-      const rows = exec.all(
+      const rows = await exec.all(
         db
           .selectFrom("deliveries")
           .selectAll()
@@ -107,7 +107,7 @@ export function createDeliveryRepository(ctx: StoreContext): DeliveryRepository 
     },
 
     async countPending() {
-      const row = exec.first(
+      const row = await exec.first(
         db
           .selectFrom("deliveries")
           .select((eb) => eb.fn.countAll<number>().as("count"))
@@ -117,7 +117,7 @@ export function createDeliveryRepository(ctx: StoreContext): DeliveryRepository 
     },
 
     async countPendingByPlatform() {
-      const rows = exec.all(
+      const rows = await exec.all(
         db
           .selectFrom("deliveries")
           .select(["platform", (eb) => eb.fn.countAll<number>().as("count")])
@@ -134,27 +134,28 @@ export function createDeliveryRepository(ctx: StoreContext): DeliveryRepository 
       const now = ctx.now();
       // Most claims find nothing (after each reply, on every poll): a plain read says so without taking the write
       // lock the other processes wait for. The claim itself is one UPDATE, atomic on its own (its subquery reads under
-      // the same write lock), so a row taken in between is simply not claimed, and no transaction is needed.
-      if (exec.first(anyClaimable(db, { now }, platforms)) === undefined) return [];
-      const rows = exec.all(claimDue(take)(db, { owner, now, expiresAt: now + Math.max(0, leaseMs) }, platforms));
+      // the same write lock; on PostgreSQL it locks the rows it takes and skips rows another claim is taking), so a row
+      // taken in between is simply not claimed, and no transaction is needed.
+      if ((await exec.first(anyClaimable(db, { now }, platforms))) === undefined) return [];
+      const rows = await exec.all(claimDue(take)(db, { owner, now, expiresAt: now + Math.max(0, leaseMs) }, platforms));
       return rows.map(toDeliveryRecord).sort((a, b) => a.id - b.id);
     },
 
     async renewClaim(id, owner, leaseMs) {
-      return changed(exec.run(renewHeld(db, { id, owner, expiresAt: ctx.now() + Math.max(0, leaseMs) })));
+      return changed(await exec.run(renewHeld(db, { id, owner, expiresAt: ctx.now() + Math.max(0, leaseMs) })));
     },
 
     async markPartSent(id, owner, partsSent) {
-      return changed(exec.run(partSentHeld(db, { id, owner, partsSent: Math.max(0, Math.floor(partsSent)), now: ctx.now() })));
+      return changed(await exec.run(partSentHeld(db, { id, owner, partsSent: Math.max(0, Math.floor(partsSent)), now: ctx.now() })));
     },
 
     async markSent(id, owner) {
-      return changed(exec.run(sentHeld(db, { id, owner, now: ctx.now() })));
+      return changed(await exec.run(sentHeld(db, { id, owner, now: ctx.now() })));
     },
 
     async recordFailure(id, owner, error, failure) {
       return changed(
-        exec.run(
+        await exec.run(
           failedHeld(db, {
             id,
             owner,
@@ -168,16 +169,16 @@ export function createDeliveryRepository(ctx: StoreContext): DeliveryRepository 
     },
 
     async defer(id, owner, until) {
-      return changed(exec.run(deferHeld(db, { id, owner, until, now: ctx.now() })));
+      return changed(await exec.run(deferHeld(db, { id, owner, until, now: ctx.now() })));
     },
 
     async releaseClaims(owner) {
-      return exec.run(db.updateTable("deliveries").set(NO_CLAIM).where("claim_owner", "=", owner).where("status", "=", "pending")).changes;
+      return (await exec.run(db.updateTable("deliveries").set(NO_CLAIM).where("claim_owner", "=", owner).where("status", "=", "pending"))).changes;
     },
 
     async releaseClaimsOfOthers(owner, platforms) {
       if (platforms.length === 0) return 0;
-      return exec.run(
+      const released = await exec.run(
         db
           .updateTable("deliveries")
           .set(NO_CLAIM)
@@ -185,26 +186,27 @@ export function createDeliveryRepository(ctx: StoreContext): DeliveryRepository 
           .where("claim_owner", "!=", owner)
           .where("status", "=", "pending")
           .where("platform", "in", [...platforms]),
-      ).changes;
+      );
+      return released.changes;
     },
 
     async nextAttemptAt(platforms) {
       if (platforms.length === 0) return undefined;
-      return exec.first(nextDue(db, { now: ctx.now() }, platforms))?.at ?? undefined;
+      return (await exec.first(nextDue(db, { now: ctx.now() }, platforms)))?.at ?? undefined;
     },
   };
 }
 
 /** Enqueues a delivery and returns it as stored. */
-export function insertDelivery(ctx: StoreContext, delivery: NewDelivery): DeliveryRecord {
-  const row = ctx.exec.first(insertReturning(ctx.db, insertValues(ctx, delivery)));
+export async function insertDelivery(ctx: StoreContext, delivery: NewDelivery): Promise<DeliveryRecord> {
+  const row = await ctx.exec.first(insertReturning(ctx.db, insertValues(ctx, delivery)));
   if (row === undefined) throw new Error("delivery insert returned no row");
   return toDeliveryRecord(row);
 }
 
 /** Enqueues a delivery whose stored form nobody needs (a finished run's reply). */
-export function addDelivery(ctx: StoreContext, delivery: NewDelivery): void {
-  ctx.exec.run(insert(ctx.db, insertValues(ctx, delivery)));
+export async function addDelivery(ctx: StoreContext, delivery: NewDelivery): Promise<void> {
+  await ctx.exec.run(insert(ctx.db, insertValues(ctx, delivery)));
 }
 
 function insertValues(ctx: StoreContext, delivery: NewDelivery): DeliveryValues {

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from "kysely";
 import type { Database, DeliveriesTable } from "./database.js";
+import { isPostgres } from "./dialect.js";
 import { preparedListQuery, preparedQuery, type BoundQuery, type Param } from "./prepared-query.js";
 import type { DeliveryStatus } from "./types.js";
 
@@ -83,13 +84,29 @@ const claimsByLimit = new Map<number, ClaimDue>();
 export function claimDue(limit: number): ClaimDue {
   let claim = claimsByLimit.get(limit);
   if (claim === undefined) {
-    claim = preparedListQuery((db, p: Param<{ owner: string; now: number; expiresAt: number }>, platforms: readonly string[]) =>
-      db
+    // SQLite runs the UPDATE with its subquery under the one write lock. PostgreSQL runs it under READ COMMITTED, with
+    // claims of other processes at the same moment: the subquery locks the rows it picks and skips those another
+    // claim has locked (FOR UPDATE SKIP LOCKED; a row changed since the snapshot is checked again as it is locked),
+    // and the claim conditions are repeated on the row the UPDATE writes.
+    claim = preparedListQuery((db, p: Param<{ owner: string; now: number; expiresAt: number }>, platforms: readonly string[]) => {
+      const postgres = isPostgres(db);
+      return db
         .updateTable("deliveries")
         .set({ claim_owner: p("owner"), claim_expires_at: p("expiresAt") })
-        .where("id", "in", claimable(db, p, platforms).limit(sql.lit(limit)))
-        .returningAll(),
-    );
+        .where(
+          "id",
+          "in",
+          claimable(db, p, platforms)
+            .limit(sql.lit(limit))
+            .$if(postgres, (query) => query.forUpdate().skipLocked()),
+        )
+        .$if(postgres, (query) =>
+          query
+            .where("status", "=", "pending")
+            .where((eb) => eb.or([eb("claim_owner", "is", null), eb("claim_expires_at", "<=", p("now"))])),
+        )
+        .returningAll();
+    });
     if (limit <= MAX_PREPARED_CLAIM_LIMIT) claimsByLimit.set(limit, claim);
   }
   return claim;

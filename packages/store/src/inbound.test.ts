@@ -4,7 +4,8 @@ import { Kysely, SqliteDialect } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Database } from "./database.js";
 import { createInboundRepository } from "./inbound.js";
-import { createSqlRunner, type SqlRunner } from "./sql-runner.js";
+import type { SqlRunner } from "./sql-runner.js";
+import { createSqliteRunner } from "./sqlite-runner.js";
 import { storeFixtures } from "./test-fixtures.js";
 
 const fixtures = storeFixtures();
@@ -105,13 +106,13 @@ describe("inbound", () => {
     const queued = (await other.inbound.recordIfNew(inbound("m1"))).record;
     const sqlite = new BetterSqlite3(file);
     try {
-      const exec = createSqlRunner(sqlite);
+      const exec = createSqliteRunner(sqlite);
       let theirs: ReturnType<typeof other.inbound.claimNext> | undefined;
       // The other process (a new lease holder while this one stalled) claims the message right after this one read it.
       const interleaved: SqlRunner = {
         ...exec,
-        first: (query) => {
-          const row = exec.first(query);
+        first: async (query) => {
+          const row = await exec.first(query);
           theirs ??= other.inbound.claimNext(KEY);
           return row;
         },

@@ -48,16 +48,16 @@ export interface InboundRepository {
 export function createInboundRepository(ctx: StoreContext): InboundRepository {
   const { db, exec } = ctx;
 
-  const selectById = (id: number): InboundRecord | undefined => {
-    const row = exec.first(byId(db, { id }));
+  const selectById = async (id: number): Promise<InboundRecord | undefined> => {
+    const row = await exec.first(byId(db, { id }));
     return row && toInboundRecord(row);
   };
 
   return {
     async recordIfNew(input) {
-      return exec.write(() => {
+      return exec.write(async (tx) => {
         const now = ctx.now();
-        const inserted = exec.first(
+        const inserted = await tx.first(
           insertIfNew(db, {
             platform: input.platform,
             messageId: input.messageId,
@@ -70,7 +70,7 @@ export function createInboundRepository(ctx: StoreContext): InboundRepository {
           }),
         );
         if (inserted) return { created: true, record: toInboundRecord(inserted) };
-        const existing = exec.first(byPlatformMessage(db, { platform: input.platform, messageId: input.messageId }));
+        const existing = await tx.first(byPlatformMessage(db, { platform: input.platform, messageId: input.messageId }));
         if (existing === undefined) throw new Error("inbound conflict without an existing row");
         return { created: false, record: toInboundRecord(existing) };
       });
@@ -82,13 +82,13 @@ export function createInboundRepository(ctx: StoreContext): InboundRepository {
 
     async setStatus(id, status) {
       if (UNFINISHED_INBOUND_STATUSES.includes(status)) {
-        exec.run(updateStatus(db, { id, status, now: ctx.now() }));
+        await exec.run(updateStatus(db, { id, status, now: ctx.now() }));
         return;
       }
       // A message given up on outside completeRun (a queue failure, a failed run not recorded) is not re-run either.
-      exec.write(() => {
-        exec.run(updateStatus(db, { id, status, now: ctx.now() }));
-        clearToolCheckpoints(ctx, id);
+      await exec.write(async (tx) => {
+        await tx.run(updateStatus(db, { id, status, now: ctx.now() }));
+        await clearToolCheckpoints({ ...ctx, exec: tx }, id);
       });
     },
 
@@ -100,19 +100,19 @@ export function createInboundRepository(ctx: StoreContext): InboundRepository {
       // up again, so `resumed` is true of a message another run has taken (and may be saving checkpoints for). Only
       // the last statement writes, so an attempt that failed busy wrote nothing.
       for (;;) {
-        const next = exec.first(nextOpen(db, { sessionKey }));
+        const next = await exec.first(nextOpen(db, { sessionKey }));
         if (next === undefined) return undefined;
-        const claimed = exec.first(claim(db, { id: next.id, status: next.status, now: ctx.now() }));
+        const claimed = await exec.first(claim(db, { id: next.id, status: next.status, now: ctx.now() }));
         if (claimed !== undefined) return { ...toInboundRecord(claimed), resumed: next.status === "running" };
       }
     },
 
     async unanswered(sessionKey) {
-      return exec.first(countOpen(db, { sessionKey }))?.count ?? 0;
+      return (await exec.first(countOpen(db, { sessionKey })))?.count ?? 0;
     },
 
     async cancelQueued(sessionKey) {
-      const { changes } = exec.run(
+      const { changes } = await exec.run(
         db
           .updateTable("inbound")
           .set({ status: "cancelled", updated_at: ctx.now() })
@@ -123,7 +123,7 @@ export function createInboundRepository(ctx: StoreContext): InboundRepository {
     },
 
     async unfinished(limit) {
-      const rows = exec.all(
+      const rows = await exec.all(
         db
           .selectFrom("inbound")
           .selectAll()
@@ -135,7 +135,7 @@ export function createInboundRepository(ctx: StoreContext): InboundRepository {
     },
 
     async recent(limit) {
-      const rows = exec.all(db.selectFrom("inbound").selectAll().orderBy("id", "desc").limit(Math.max(0, Math.floor(limit))));
+      const rows = await exec.all(db.selectFrom("inbound").selectAll().orderBy("id", "desc").limit(Math.max(0, Math.floor(limit))));
       return rows.map(toInboundRecord);
     },
   };

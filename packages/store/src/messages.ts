@@ -21,11 +21,11 @@ export function createMessageRepository(ctx: StoreContext): MessageRepository {
 
   return {
     async history(sessionId) {
-      return exec.all(selectRows(db, { sessionId })).map((row) => parseStoredMessage(row.content, `${sessionId}#${row.seq}`));
+      return (await exec.all(selectRows(db, { sessionId }))).map((row) => parseStoredMessage(row.content, `${sessionId}#${row.seq}`));
     },
 
     async list(sessionId) {
-      return exec.all(selectRows(db, { sessionId })).map((row) => ({
+      return (await exec.all(selectRows(db, { sessionId }))).map((row) => ({
         sessionId,
         seq: row.seq,
         message: parseStoredMessage(row.content, `${sessionId}#${row.seq}`),
@@ -35,26 +35,26 @@ export function createMessageRepository(ctx: StoreContext): MessageRepository {
     },
 
     async append(sessionId, messages) {
-      exec.write(() => appendMessages(ctx, sessionId, messages));
+      await exec.write((tx) => appendMessages({ ...ctx, exec: tx }, sessionId, messages));
     },
 
     async truncateFrom(sessionId, seq) {
-      return exec.write(() => {
-        const { changes } = exec.run(db.deleteFrom("messages").where("session_id", "=", sessionId).where("seq", ">=", seq));
-        if (changes > 0) touchSession(ctx, sessionId);
+      return exec.write(async (tx) => {
+        const { changes } = await tx.run(db.deleteFrom("messages").where("session_id", "=", sessionId).where("seq", ">=", seq));
+        if (changes > 0) await touchSession({ ...ctx, exec: tx }, sessionId);
         return changes;
       });
     },
 
     async count(sessionId) {
-      const row = exec.first(
+      const row = await exec.first(
         db.selectFrom("messages").select((eb) => eb.fn.countAll<number>().as("count")).where("session_id", "=", sessionId),
       );
       return row?.count ?? 0;
     },
 
     async lastUserSeq(sessionId) {
-      const row = exec.first(
+      const row = await exec.first(
         db
           .selectFrom("messages")
           .select((eb) => eb.fn.max("seq").as("seq"))
@@ -66,31 +66,35 @@ export function createMessageRepository(ctx: StoreContext): MessageRepository {
   };
 }
 
-/** Must run inside a write transaction: the next seq is read and used in one step. */
-export function appendMessages(ctx: StoreContext, sessionId: string, messages: readonly Message[]): void {
+/**
+ * Must run inside a write transaction (its `tx` as `ctx.exec`): the next seq is read and used in one step. The
+ * session is touched first: on PostgreSQL that locks its row, so two appends to one session take turns there too.
+ */
+export async function appendMessages(ctx: StoreContext, sessionId: string, messages: readonly Message[]): Promise<void> {
   if (messages.length === 0) return;
   const { db, exec } = ctx;
-  const last = exec.first(maxSeq(db, { sessionId }));
+  await touchSession(ctx, sessionId);
+  const last = await exec.first(maxSeq(db, { sessionId }));
   const firstSeq = (last?.seq ?? -1) + 1;
   const now = ctx.now();
-  messages.forEach((message, index) => {
-    exec.run(
+  for (const [index, message] of messages.entries()) {
+    await exec.run(
       insertMessage(db, {
         sessionId,
         seq: firstSeq + index,
         role: message.role,
         content: JSON.stringify(message),
-        text: searchableText(message),
+        // PostgreSQL's text refuses NUL, and it is nothing anyone searches for.
+        text: searchableText(message).replaceAll("\u0000", ""),
         tokens: estimateTokens(message),
         now,
       }),
     );
-  });
-  touchSession(ctx, sessionId);
+  }
 }
 
-function touchSession(ctx: StoreContext, sessionId: string): void {
-  ctx.exec.run(touch(ctx.db, { sessionId, now: ctx.now() }));
+async function touchSession(ctx: StoreContext, sessionId: string): Promise<void> {
+  await ctx.exec.run(touch(ctx.db, { sessionId, now: ctx.now() }));
 }
 
 // A finished run writes every message through these, so they are prepared once (prepared-query.ts).

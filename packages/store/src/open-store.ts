@@ -6,14 +6,23 @@ import BetterSqlite3 from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import type { Database } from "./database.js";
 import { migrateToLatest, type MigrationError } from "./migrate.js";
-import { createSqlRunner } from "./sql-runner.js";
+import { openPostgresStore } from "./pg/open-pg.js";
+import { createSqliteRunner } from "./sqlite-runner.js";
 import { createStore, type Store } from "./store.js";
 import { createWritableCheck, type WritableCheck } from "./writable-check.js";
 import { retryWhileBusy, type BusyRetryPolicy } from "./busy-retry.js";
+import { DEFAULT_BUSY_TIMEOUT_MS, describe, RETRY_FIRST_DELAY_MS, RETRY_MAX_DELAY_MS } from "./open-defaults.js";
 
 export interface OpenStoreOptions {
   /** Path of the SQLite file; its folder is created. `:memory:` gives a private in-memory database. */
   file: string;
+  /**
+   * A `postgres://` (or `postgresql://`) URL: when set, the store is that PostgreSQL database (pooled) and `file` is
+   * not opened. Its migrations run under an advisory lock, so processes starting together take turns.
+   */
+  databaseUrl?: string;
+  /** PostgreSQL only: connections the pool may open (default 10). */
+  poolSize?: number;
   logger?: Logger;
   /** Clock for every stored timestamp (epoch milliseconds). */
   now?: () => number;
@@ -42,15 +51,12 @@ export class StoreOpenError extends Error {
   }
 }
 
-const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
 /**
  * How long one statement may block the thread waiting for the write lock once the store is open: a few milliseconds
  * cover a commit in progress elsewhere; anything longer is waited out asynchronously (see busy-retry.ts).
  */
 const LOCK_POLL_MS = 5;
-const RETRY_FIRST_DELAY_MS = 2;
-const RETRY_MAX_DELAY_MS = 50;
 /** The readiness probe's whole wait for the write lock: /readyz must answer quickly. */
 const WRITABLE_PROBE_WAIT_MS = 500;
 
@@ -71,6 +77,9 @@ const openingFiles = new Map<string, Promise<unknown>>();
 
 /** Opens (creating if needed) the database and brings its schema up to date before returning. */
 export async function tryOpenStore(options: OpenStoreOptions): Promise<OpenStoreResult> {
+  if (options.databaseUrl !== undefined && options.databaseUrl !== "") {
+    return openPostgresStore({ ...options, databaseUrl: options.databaseUrl }, options.logger ?? quietLogger);
+  }
   const file = options.file === ":memory:" ? options.file : path.resolve(options.file);
   const previous = openingFiles.get(file) ?? Promise.resolve();
   const opening = previous.catch(() => undefined).then(() => openSerialized({ ...options, file }));
@@ -157,7 +166,7 @@ async function openSerialized(options: OpenStoreOptions): Promise<OpenStoreResul
   const store = createStore(
     {
       db,
-      exec: createSqlRunner(sqlite),
+      exec: createSqliteRunner(sqlite),
       now,
       newId: options.newId ?? randomUUID,
       logger,
@@ -183,8 +192,4 @@ function writableCheckWithoutBlocking(sqlite: BetterSqlite3.Database, policy: Bu
     return result;
   };
   return () => retryWhileBusy(attempt, policy).catch((error: unknown) => ({ ok: false, error: describe(error) }));
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -39,7 +39,7 @@ export function createPairingRepository(ctx: StoreContext): PairingRepository {
   const { db, exec } = ctx;
   return {
     async createRequest(request) {
-      const row = exec.first(
+      const row = await exec.first(
         db
           .insertInto("pairing_requests")
           .values({
@@ -59,7 +59,7 @@ export function createPairingRepository(ctx: StoreContext): PairingRepository {
     },
 
     async pendingRequests(platform, now) {
-      const rows = exec.all(
+      const rows = await exec.all(
         db
           .selectFrom("pairing_requests")
           .selectAll()
@@ -72,7 +72,7 @@ export function createPairingRepository(ctx: StoreContext): PairingRepository {
     },
 
     async latestRequestForUser(platform, userId) {
-      const row = exec.first(
+      const row = await exec.first(
         db
           .selectFrom("pairing_requests")
           .selectAll()
@@ -86,15 +86,15 @@ export function createPairingRepository(ctx: StoreContext): PairingRepository {
     },
 
     async deleteRequest(id) {
-      return exec.run(db.deleteFrom("pairing_requests").where("id", "=", id)).changes > 0;
+      return (await exec.run(db.deleteFrom("pairing_requests").where("id", "=", id))).changes > 0;
     },
 
     async purgeExpired(now) {
-      return exec.run(db.deleteFrom("pairing_requests").where("expires_at", "<=", now)).changes;
+      return (await exec.run(db.deleteFrom("pairing_requests").where("expires_at", "<=", now))).changes;
     },
 
     async approve(user, now) {
-      exec.run(
+      await exec.run(
         db
           .insertInto("approved_users")
           .values({ platform: user.platform, user_id: user.userId, user_name: user.userName ?? null, approved_at: now })
@@ -108,11 +108,11 @@ export function createPairingRepository(ctx: StoreContext): PairingRepository {
     },
 
     async isApproved(platform, userId) {
-      return exec.first(approvedUser(db, { platform, userId })) !== undefined;
+      return (await exec.first(approvedUser(db, { platform, userId }))) !== undefined;
     },
 
     async revoke(platform, userId) {
-      const { changes } = exec.run(
+      const { changes } = await exec.run(
         db.deleteFrom("approved_users").where("platform", "=", platform).where("user_id", "=", userId),
       );
       return changes > 0;
@@ -121,16 +121,16 @@ export function createPairingRepository(ctx: StoreContext): PairingRepository {
     async listApproved(platform) {
       let query = db.selectFrom("approved_users").selectAll();
       if (platform !== undefined) query = query.where("platform", "=", platform);
-      const rows = exec.all(query.orderBy("approved_at").orderBy("platform").orderBy("user_id"));
+      const rows = await exec.all(query.orderBy("approved_at").orderBy("platform").orderBy("user_id"));
       return rows.map(toApprovedUserRecord);
     },
 
     async recordFailure(platform, now) {
-      exec.run(db.insertInto("pairing_failures").values({ platform, at: now }));
+      await exec.run(db.insertInto("pairing_failures").values({ platform, at: now }));
     },
 
     async failuresSince(platform, since) {
-      const row = exec.first(
+      const row = await exec.first(
         db
           .selectFrom("pairing_failures")
           .select((eb) => eb.fn.countAll<number>().as("count"))
@@ -141,7 +141,7 @@ export function createPairingRepository(ctx: StoreContext): PairingRepository {
     },
 
     async clearFailures(platform) {
-      exec.run(db.deleteFrom("pairing_failures").where("platform", "=", platform));
+      await exec.run(db.deleteFrom("pairing_failures").where("platform", "=", platform));
     },
   };
 }

@@ -3,7 +3,7 @@ import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQue
 import { afterEach, describe, expect, it } from "vitest";
 import type { Database } from "./database.js";
 import { preparedListQuery, preparedQuery, type Param } from "./prepared-query.js";
-import { createSqlRunner } from "./sql-runner.js";
+import { createSqliteRunner } from "./sqlite-runner.js";
 
 const connections: BetterSqlite3.Database[] = [];
 afterEach(() => {
@@ -61,17 +61,17 @@ describe("preparedQuery", () => {
     expect(bound.parameters).toEqual([7, "queued", "running", "k1", 2]);
   });
 
-  it("runs through the SqlRunner like a built query, with each call's own values", () => {
+  it("runs through the SqlRunner like a built query, with each call's own values", async () => {
     const { db, sqlite } = sqliteDb();
-    const exec = createSqlRunner(sqlite);
+    const exec = createSqliteRunner(sqlite);
     sqlite.exec(`INSERT INTO inbound (id, session_key, status, updated_at) VALUES (1, 'a', 'queued', 5), (2, 'a', 'answered', 5), (3, 'b', 'running', 9), (4, 'a', 'running', 9)`);
 
-    expect(exec.all(openOfKey(db, { key: "a", since: 0 }))).toEqual([
+    expect(await exec.all(openOfKey(db, { key: "a", since: 0 }))).toEqual([
       { id: 1, status: "queued" },
       { id: 4, status: "running" },
     ]);
-    expect(exec.all(openOfKey(db, { key: "a", since: 6 }))).toEqual([{ id: 4, status: "running" }]);
-    expect(exec.all(openOfKey(db, { key: "b", since: 0 }))).toEqual([{ id: 3, status: "running" }]);
+    expect(await exec.all(openOfKey(db, { key: "a", since: 6 }))).toEqual([{ id: 4, status: "running" }]);
+    expect(await exec.all(openOfKey(db, { key: "b", since: 0 }))).toEqual([{ id: 3, status: "running" }]);
   });
 
   it("builds the query once per Kysely instance, and compiles it for that instance's dialect", () => {
@@ -101,9 +101,9 @@ describe("preparedQuery", () => {
 });
 
 describe("preparedListQuery", () => {
-  it("takes each item of the list as its own value, for lists of any length", () => {
+  it("takes each item of the list as its own value, for lists of any length", async () => {
     const { db, sqlite } = sqliteDb();
-    const exec = createSqlRunner(sqlite);
+    const exec = createSqliteRunner(sqlite);
     sqlite.exec(`INSERT INTO inbound (id, platform, status) VALUES (1, 'telegram', 'queued'), (2, 'discord', 'queued'), (3, 'slack', 'queued'), (4, 'slack', 'answered')`);
     let builds = 0;
     const ofPlatforms = preparedListQuery((built, p: Param<{ status: string }>, platforms: readonly string[]) => {
@@ -111,10 +111,10 @@ describe("preparedListQuery", () => {
       return built.selectFrom("inbound").select("id").where("platform", "in", [...platforms]).where("status", "=", p("status")).orderBy("id");
     });
 
-    expect(exec.all(ofPlatforms(db, { status: "queued" }, ["slack", "telegram"]))).toEqual([{ id: 1 }, { id: 3 }]);
-    expect(exec.all(ofPlatforms(db, { status: "queued" }, ["discord", "telegram"]))).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(await exec.all(ofPlatforms(db, { status: "queued" }, ["slack", "telegram"]))).toEqual([{ id: 1 }, { id: 3 }]);
+    expect(await exec.all(ofPlatforms(db, { status: "queued" }, ["discord", "telegram"]))).toEqual([{ id: 1 }, { id: 2 }]);
     expect(ofPlatforms(db, { status: "answered" }, ["slack"]).parameters).toEqual(["slack", "answered"]);
-    expect(exec.all(ofPlatforms(db, { status: "queued" }, ["discord", "slack", "telegram"]))).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+    expect(await exec.all(ofPlatforms(db, { status: "queued" }, ["discord", "slack", "telegram"]))).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
     expect(builds).toBe(3);
   });
 });

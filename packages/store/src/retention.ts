@@ -1,3 +1,4 @@
+import type { Query } from "./sql-runner.js";
 import type { StoreContext } from "./store-context.js";
 import { UNFINISHED_INBOUND_STATUSES, type InboundStatus } from "./types.js";
 
@@ -47,10 +48,10 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 
 export function createRetentionRepository(ctx: StoreContext): RetentionRepository {
   const { db, exec } = ctx;
-  const deleteInBatches = async (signal: AbortSignal | undefined, deleteBatch: () => number): Promise<number> => {
+  const deleteInBatches = async (signal: AbortSignal | undefined, deleteBatch: () => Query<unknown>): Promise<number> => {
     let total = 0;
     while (signal?.aborted !== true) {
-      const deleted = exec.write(deleteBatch);
+      const deleted = (await exec.run(deleteBatch())).changes;
       total += deleted;
       if (deleted < BATCH) break;
       await nextTurn();
@@ -62,7 +63,6 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
     deleteInBatches(
       signal,
       () =>
-        exec.run(
           db
             .deleteFrom("inbound")
             .where("id", "in", (eb) =>
@@ -74,14 +74,12 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
                 .orderBy("id")
                 .limit(BATCH),
             ),
-        ).changes,
     );
 
   const pruneDeliveries = (cutoff: number, signal?: AbortSignal): Promise<number> =>
     deleteInBatches(
       signal,
       () =>
-        exec.run(
           db
             .deleteFrom("deliveries")
             .where("id", "in", (eb) =>
@@ -93,7 +91,6 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
                 .orderBy("id")
                 .limit(BATCH),
             ),
-        ).changes,
     );
 
   // Approved requests are deleted at approval; what is left finishes by expiring. Approved users are never touched.
@@ -101,24 +98,20 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
     deleteInBatches(
       signal,
       () =>
-        exec.run(
           db
             .deleteFrom("pairing_requests")
             .where("id", "in", (eb) =>
               eb.selectFrom("pairing_requests").select("id").where("expires_at", "<", cutoff).orderBy("id").limit(BATCH),
             ),
-        ).changes,
     );
 
   const prunePairingFailures = (cutoff: number, signal?: AbortSignal): Promise<number> =>
     deleteInBatches(
       signal,
       () =>
-        exec.run(
           db
             .deleteFrom("pairing_failures")
             .where("id", "in", (eb) => eb.selectFrom("pairing_failures").select("id").where("at", "<", cutoff).orderBy("id").limit(BATCH)),
-        ).changes,
     );
 
   /** Messages go first and explicitly, so the full-text index's delete trigger sees every one of them. */
@@ -126,9 +119,9 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
     let sessions = 0;
     let messages = 0;
     while (signal?.aborted !== true) {
-      const batch = exec.write(() => {
-        const ids = exec
-          .all(
+      const batch = await exec.write(async (tx) => {
+        const ids = (
+          await tx.all(
             db
               .selectFrom("sessions")
               .select("id")
@@ -138,10 +131,10 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
               .orderBy("id")
               .limit(SESSION_BATCH),
           )
-          .map((row) => row.id);
+        ).map((row) => row.id);
         if (ids.length === 0) return { sessions: 0, messages: 0 };
-        const deletedMessages = exec.run(db.deleteFrom("messages").where("session_id", "in", ids)).changes;
-        const deletedSessions = exec.run(db.deleteFrom("sessions").where("id", "in", ids)).changes;
+        const deletedMessages = (await tx.run(db.deleteFrom("messages").where("session_id", "in", ids))).changes;
+        const deletedSessions = (await tx.run(db.deleteFrom("sessions").where("id", "in", ids))).changes;
         return { sessions: deletedSessions, messages: deletedMessages };
       });
       sessions += batch.sessions;

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { ftsTerms, ownedMatchExpression, rankingTerms, searchOwnerToken, type TermJoin } from "./fts-query.js";
+import { createPostgresSessionSearch } from "./pg/search-pg.js";
 import type { StoreContext } from "./store-context.js";
 import type { SearchHit } from "./types.js";
 
@@ -14,8 +15,8 @@ export interface SearchQuery {
 
 export type SearchSessions = (query: SearchQuery) => Promise<SearchHit[]>;
 
-const DEFAULT_LIMIT = 10;
-const MAX_LIMIT = 50;
+export const DEFAULT_SEARCH_LIMIT = 10;
+export const MAX_SEARCH_LIMIT = 50;
 const SNIPPET_TOKENS = 16;
 
 /**
@@ -28,7 +29,8 @@ const SNIPPET_TOKENS = 16;
  * snippet marks every term and is built for the returned rows only.
  */
 export function createSessionSearch(ctx: StoreContext): SearchSessions {
-  const run = (query: SearchQuery, terms: readonly string[], join: TermJoin, limit: number): SearchHit[] => {
+  if (ctx.exec.dialect === "postgres") return createPostgresSessionSearch(ctx);
+  const run = async (query: SearchQuery, terms: readonly string[], join: TermJoin, limit: number): Promise<SearchHit[]> => {
     const owner = searchOwnerToken(query.platform, query.userId);
     const matching = ownedMatchExpression(owner, terms, join);
     const ranking = rankingTerms(terms);
@@ -56,7 +58,7 @@ export function createSessionSearch(ctx: StoreContext): SearchSessions {
     }
     if (query.excludeSessionId !== undefined) page = page.where("sessions.id", "!=", query.excludeSessionId);
     page = ranked ? page.orderBy(sql`messages_fts.rank`).orderBy("messages.id", "desc") : page.orderBy("messages_fts.rowid", "desc");
-    const rows = ctx.exec.all(
+    const rows = await ctx.exec.all(
       ctx.db
         .selectFrom(page.limit(limit).as("page"))
         .select(["sessionId", "sessionKey", "title", "seq", "role", "createdAt"])
@@ -73,11 +75,11 @@ export function createSessionSearch(ctx: StoreContext): SearchSessions {
   return async (query) => {
     const terms = ftsTerms(query.text);
     if (terms.length === 0) return [];
-    const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(query.limit ?? DEFAULT_LIMIT)));
+    const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(query.limit ?? DEFAULT_SEARCH_LIMIT)));
     try {
-      const hits = run(query, terms, "all", limit);
+      const hits = await run(query, terms, "all", limit);
       if (hits.length > 0 || terms.length === 1) return hits;
-      return run(query, terms, "any", limit);
+      return await run(query, terms, "any", limit);
     } catch (error) {
       if (isFtsQueryError(error)) {
         ctx.logger.warn("session search query rejected by FTS5", { error: error.message });

@@ -1,71 +1,49 @@
-import type BetterSqlite3 from "better-sqlite3";
 import type { Compilable } from "kysely";
 import type { BoundQuery } from "./prepared-query.js";
 
 export interface RunResult {
+  /** Rows the statement inserted, changed or deleted. */
   changes: number;
-  lastInsertRowid: number;
 }
 
+export type Dialect = "sqlite" | "postgres";
+
 /**
- * Executes Kysely-built queries on the better-sqlite3 connection synchronously.
+ * Runs Kysely-built queries on the store's database, the same way for both dialects (sqlite-runner.ts,
+ * pg/pg-runner.ts): the repositories build queries with Kysely and hand them here, so one repository serves both.
  *
- * Why synchronous: better-sqlite3 waits for locks by blocking the thread. A transaction that awaited between its
- * statements would let another connection of the same process (a second store on the same file) block the thread
- * while this one still holds the write lock, which can never be released. A transaction that runs start to finish
- * without yielding cannot be interleaved; other connections that find its lock taken wait a few milliseconds inside
- * SQLite and then try again asynchronously (busy-retry.ts), so the thread is never held for long. It also means a
- * repository operation that failed busy wrote nothing, which is what makes trying it again safe.
+ * A transaction is `write(async (tx) => …)`: its statements go through `tx`, never through the outer runner (on
+ * PostgreSQL they must reach the one pooled connection that holds the transaction; on SQLite a statement of the
+ * outer runner waits until the transaction has ended, so it never lands inside someone else's transaction).
  */
 export interface SqlRunner {
-  all<R>(query: Query<R>): R[];
-  first<R>(query: Query<R>): R | undefined;
-  run(query: Query<unknown>): RunResult;
+  readonly dialect: Dialect;
+  all<R>(query: Query<R>): Promise<R[]>;
+  first<R>(query: Query<R>): Promise<R | undefined>;
+  run(query: Query<unknown>): Promise<RunResult>;
   /**
-   * Runs `work` as one BEGIN IMMEDIATE transaction (a savepoint when nested). Taking the write lock up front means
-   * a read-then-write never fails halfway because another process wrote in between.
+   * Runs `work` as one transaction that commits when it resolves and rolls back when it rejects (a savepoint when
+   * called on a transaction's `tx`). SQLite takes the write lock up front (BEGIN IMMEDIATE), so a read-then-write
+   * never fails halfway because another process wrote in between; PostgreSQL runs READ COMMITTED, so a read-then-write
+   * there must lock what it reads or write conditionally (see the repositories).
    */
-  write<T>(work: () => T): T;
+  write<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
 }
 
 /** A query built by Kysely on the spot, or a prepared one's SQL and values (prepared-query.ts: the hot paths). */
 export type Query<R> = Compilable<R> | BoundQuery<R>;
 
-const STATEMENT_CACHE_LIMIT = 256;
+export interface CompiledStatement {
+  sql: string;
+  parameters: readonly unknown[];
+  /** Prepared queries: their SQL is fixed, so a driver may keep them prepared per connection. */
+  prepared: boolean;
+}
 
-export function createSqlRunner(sqlite: BetterSqlite3.Database): SqlRunner {
-  const statements = new Map<string, BetterSqlite3.Statement>();
-
-  // One transaction function for every write: better-sqlite3 builds several wrappers for each `transaction()` call.
-  const transaction = sqlite.transaction((work: () => unknown) => work());
-
-  const prepare = (query: Query<unknown>): { statement: BetterSqlite3.Statement; parameters: readonly unknown[] } => {
-    const compiled = "compile" in query ? query.compile() : query;
-    let statement = statements.get(compiled.sql);
-    if (statement === undefined) {
-      statement = sqlite.prepare(compiled.sql);
-      if (statements.size >= STATEMENT_CACHE_LIMIT) statements.clear();
-      statements.set(compiled.sql, statement);
-    }
-    return { statement, parameters: compiled.parameters };
-  };
-
-  return {
-    all<R>(query: Query<R>): R[] {
-      const { statement, parameters } = prepare(query);
-      return statement.all(...parameters) as R[];
-    },
-    first<R>(query: Query<R>): R | undefined {
-      const { statement, parameters } = prepare(query);
-      return statement.get(...parameters) as R | undefined;
-    },
-    run(query: Query<unknown>): RunResult {
-      const { statement, parameters } = prepare(query);
-      const result = statement.run(...parameters);
-      return { changes: result.changes, lastInsertRowid: Number(result.lastInsertRowid) };
-    },
-    write<T>(work: () => T): T {
-      return transaction.immediate(work) as T;
-    },
-  };
+export function compiledStatement(query: Query<unknown>): CompiledStatement {
+  if ("compile" in query) {
+    const compiled = query.compile();
+    return { sql: compiled.sql, parameters: compiled.parameters, prepared: false };
+  }
+  return { sql: query.sql, parameters: query.parameters, prepared: true };
 }

@@ -1,6 +1,8 @@
 import type { Selectable } from "kysely";
 import type { ToolCheckpointsTable } from "./database.js";
+import { isPostgres } from "./dialect.js";
 import { preparedQuery, type Param } from "./prepared-query.js";
+import type { SqlRunner } from "./sql-runner.js";
 import type { StoreContext } from "./store-context.js";
 import { OPEN_INBOUND_STATUSES } from "./types.js";
 
@@ -49,12 +51,12 @@ export interface ToolCheckpointRepository {
 
 export function createToolCheckpointRepository(ctx: StoreContext): ToolCheckpointRepository {
   const { db, exec } = ctx;
-  const isOpen = (inboundId: number): boolean => exec.first(openInbound(db, { inboundId })) !== undefined;
+  const isOpen = async (tx: SqlRunner, inboundId: number): Promise<boolean> => (await tx.first(openInbound(db, { inboundId }))) !== undefined;
   return {
     async record(checkpoint) {
-      return exec.write(() => {
-        if (!isOpen(checkpoint.inboundId)) return { saved: false };
-        exec.run(
+      return exec.write(async (tx) => {
+        if (!(await isOpen(tx, checkpoint.inboundId))) return { saved: false };
+        await tx.run(
           insertCheckpoint(db, {
             inboundId: checkpoint.inboundId,
             step: checkpoint.step,
@@ -73,16 +75,16 @@ export function createToolCheckpointRepository(ctx: StoreContext): ToolCheckpoin
     },
 
     async recordStep({ inboundId, step, message }) {
-      return exec.write(() => {
-        if (!isOpen(inboundId)) return { saved: false };
-        exec.run(deleteStepsFrom(db, { inboundId, step }));
-        exec.run(insertStep(db, { inboundId, step, message: JSON.stringify(message), now: ctx.now() }));
+      return exec.write(async (tx) => {
+        if (!(await isOpen(tx, inboundId))) return { saved: false };
+        await tx.run(deleteStepsFrom(db, { inboundId, step }));
+        await tx.run(insertStep(db, { inboundId, step, message: JSON.stringify(message), now: ctx.now() }));
         return { saved: true };
       });
     },
 
     async stepsForRun(inboundId) {
-      const rows = exec.all(stepsOfRun(db, { inboundId }));
+      const rows = await exec.all(stepsOfRun(db, { inboundId }));
       const steps: RunStep[] = [];
       for (const row of rows) {
         try {
@@ -95,7 +97,7 @@ export function createToolCheckpointRepository(ctx: StoreContext): ToolCheckpoin
     },
 
     async forRun(inboundId) {
-      const rows = exec.all(checkpointsOfRun(db, { inboundId }));
+      const rows = await exec.all(checkpointsOfRun(db, { inboundId }));
       const checkpoints: ToolCheckpoint[] = [];
       for (const row of rows) {
         const checkpoint = toToolCheckpoint(row);
@@ -108,15 +110,25 @@ export function createToolCheckpointRepository(ctx: StoreContext): ToolCheckpoin
   };
 }
 
-/** Runs inside completeRun's transaction: a finished run's checkpoints and recorded steps have done their job. */
-export function clearToolCheckpoints(ctx: StoreContext, inboundId: number): void {
-  ctx.exec.run(deleteCheckpoints(ctx.db, { inboundId }));
-  ctx.exec.run(deleteSteps(ctx.db, { inboundId }));
+/**
+ * Runs inside completeRun's transaction (its `tx` as `ctx.exec`): a finished run's checkpoints and recorded steps
+ * have done their job.
+ */
+export async function clearToolCheckpoints(ctx: StoreContext, inboundId: number): Promise<void> {
+  await ctx.exec.run(deleteCheckpoints(ctx.db, { inboundId }));
+  await ctx.exec.run(deleteSteps(ctx.db, { inboundId }));
 }
 
 // Every run records its steps and every finished run clears them (prepared-query.ts).
+// On PostgreSQL the row is share-locked until the save commits, so completeRun (which closes the inbound and clears
+// its checkpoints) waits for a save in progress instead of leaving its checkpoint behind.
 const openInbound = preparedQuery((db, p: Param<{ inboundId: number }>) =>
-  db.selectFrom("inbound").select("id").where("id", "=", p("inboundId")).where("status", "in", OPEN_INBOUND_STATUSES),
+  db
+    .selectFrom("inbound")
+    .select("id")
+    .where("id", "=", p("inboundId"))
+    .where("status", "in", OPEN_INBOUND_STATUSES)
+    .$if(isPostgres(db), (query) => query.forShare()),
 );
 const insertCheckpoint = preparedQuery(
   (

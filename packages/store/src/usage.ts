@@ -1,3 +1,5 @@
+import { sql } from "kysely";
+import { isPostgres } from "./dialect.js";
 import { preparedQuery, type Param } from "./prepared-query.js";
 import type { StoreContext } from "./store-context.js";
 import type { UsageRecord } from "./types.js";
@@ -49,11 +51,11 @@ export function createUsageRepository(ctx: StoreContext): UsageRepository {
   const { db, exec } = ctx;
   return {
     async add(sessionId, run) {
-      addUsage(ctx, sessionId, run);
+      await addUsage(ctx, sessionId, run);
     },
 
     async forSession(sessionId) {
-      const row = exec.first(
+      const row = await exec.first(
         db
           .selectFrom("usage")
           .select(["runs", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"])
@@ -63,16 +65,19 @@ export function createUsageRepository(ctx: StoreContext): UsageRepository {
     },
 
     async forUser(platform, userId) {
-      const row = exec.first(
+      // On PostgreSQL sum() of a bigint is numeric, which node-postgres hands over as a string: cast to a number type.
+      const total = (column: "runs" | "input_tokens" | "output_tokens" | "cache_read_tokens" | "cache_write_tokens") =>
+        sql<number>`coalesce(sum(${sql.ref(`usage.${column}`)}), 0)${isPostgres(db) ? sql`::bigint` : sql``}`.as(column);
+      const row = await exec.first(
         db
           .selectFrom("usage")
           .innerJoin("sessions", "sessions.id", "usage.session_id")
           .select((eb) => [
-            eb.fn.coalesce(eb.fn.sum<number>("usage.runs"), eb.lit(0)).as("runs"),
-            eb.fn.coalesce(eb.fn.sum<number>("usage.input_tokens"), eb.lit(0)).as("input_tokens"),
-            eb.fn.coalesce(eb.fn.sum<number>("usage.output_tokens"), eb.lit(0)).as("output_tokens"),
-            eb.fn.coalesce(eb.fn.sum<number>("usage.cache_read_tokens"), eb.lit(0)).as("cache_read_tokens"),
-            eb.fn.coalesce(eb.fn.sum<number>("usage.cache_write_tokens"), eb.lit(0)).as("cache_write_tokens"),
+            total("runs"),
+            total("input_tokens"),
+            total("output_tokens"),
+            total("cache_read_tokens"),
+            total("cache_write_tokens"),
             eb.fn.coalesce(eb.fn.sum<number>("usage.cost_usd"), eb.lit(0)).as("cost_usd"),
           ])
           .where("sessions.platform", "=", platform)
@@ -82,14 +87,14 @@ export function createUsageRepository(ctx: StoreContext): UsageRepository {
     },
 
     async forUserOnDay(owner, day) {
-      const row = exec.first(dailyOfUser(db, { platform: owner.platform, userId: owner.userId, day }));
+      const row = await exec.first(dailyOfUser(db, { platform: owner.platform, userId: owner.userId, day }));
       return { day, runs: row?.runs ?? 0, tokens: row?.tokens ?? 0, costUsd: row?.cost_usd ?? 0 };
     },
   };
 }
 
-export function addUsage(ctx: StoreContext, sessionId: string, run: RunUsage): void {
-  ctx.exec.run(
+export async function addUsage(ctx: StoreContext, sessionId: string, run: RunUsage): Promise<void> {
+  await ctx.exec.run(
     upsertUsage(ctx.db, {
       sessionId,
       inputTokens: run.inputTokens,
@@ -103,9 +108,9 @@ export function addUsage(ctx: StoreContext, sessionId: string, run: RunUsage): v
 }
 
 /** Adds one run to its owner's total for today (the store clock's UTC day). */
-export function addDailyUsage(ctx: StoreContext, owner: UsageOwner, run: RunUsage): void {
+export async function addDailyUsage(ctx: StoreContext, owner: UsageOwner, run: RunUsage): Promise<void> {
   const now = ctx.now();
-  ctx.exec.run(
+  await ctx.exec.run(
     upsertDailyUsage(ctx.db, {
       platform: owner.platform,
       userId: owner.userId,
