@@ -1,6 +1,6 @@
 import { silentLogger, type Logger } from "@hermes/agent";
-import { BUNDLED_HOOKS_DIR, PairingService, bootstrap, groupChatsOf, reportIssue, type GatewayConfig } from "@hermes/gateway";
-import { tryOpenStore, type Store } from "@hermes/store";
+import { BUNDLED_HOOKS_DIR, PairingService, bootstrap, groupChatsOf, openConfiguredStore, reportIssue, type GatewayConfig } from "@hermes/gateway";
+import type { Store } from "@hermes/store";
 import type { ParsedCommand } from "./cli/command-spec.js";
 import { executeHooksCommand } from "./hooks/hooks-command.js";
 import { executeMemoryCommand } from "./memory/memory-command.js";
@@ -19,8 +19,8 @@ async function withStateStore(io: OperatorIo, run: (store: Store, logger: Logger
   const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.stderr, logName: "cli", traces: false });
   if (!boot.ok) return boot.exitCode;
   const { config, logger } = boot.value;
-  const opened = await tryOpenStore({ file: config.paths.stateDb, logger });
-  if (!opened.ok) return reportIssue(io.stderr, { setting: "HERMES_HOME", message: `cannot open ${config.paths.stateDb}: ${opened.error.message}` });
+  const opened = await openConfiguredStore(config, logger);
+  if (!opened.ok) return reportIssue(io.stderr, opened.issue);
   try {
     return await run(opened.store, logger, config);
   } finally {

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { createAgentMetrics } from "@hermes/agent";
 import {
+  openConfiguredStore,
   BUNDLED_HOOKS_DIR,
   loadBullMq,
   GatewayHttpServer,
@@ -17,7 +18,6 @@ import {
   reportIssue,
   type HookPort,
 } from "@hermes/gateway";
-import { tryOpenStore } from "@hermes/store";
 import { Redis } from "ioredis";
 
 /**
@@ -31,8 +31,8 @@ async function main(): Promise<number> {
   if (!config.redisUrl) {
     return reportIssue(process.stderr, { setting: "REDIS_URL", message: "is required for a worker (e.g. REDIS_URL=redis://127.0.0.1:6379); without it `npm start` runs the agent in-process" });
   }
-  const opened = await tryOpenStore({ file: config.paths.stateDb, logger });
-  if (!opened.ok) return reportIssue(process.stderr, { setting: "HERMES_HOME", message: `cannot open ${config.paths.stateDb}: ${opened.error.message}` });
+  const opened = await openConfiguredStore(config, logger);
+  if (!opened.ok) return reportIssue(process.stderr, opened.issue);
   const store = opened.store;
   process.env.HERMES_HOME = config.home;
   const hooks = await HookRegistry.load({ bundledDir: BUNDLED_HOOKS_DIR, operatorDir: config.paths.hooks, stateFile: path.join(config.paths.hooks, "state.json"), logger });

@@ -45,6 +45,7 @@ export {
 } from "./auth/pairing-rules.js";
 export * from "./hooks/index.js";
 export { bootstrap, onShutdownSignal, reportIssue, type Bootstrapped } from "./runtime/bootstrap.js";
+export { openConfiguredStore, storeLabelOf, storeSettingOf } from "./runtime/open-configured-store.js";
 export { startGatewayProcess, type GatewayProcess, type GatewayProcessOptions } from "./runtime/gateway-process.js";
 export { takeHomeLock, type HomeLock, type HomeLockHolder, type HomeLockResult } from "./runtime/home-lock.js";
 export { connectGatewayLease, GATEWAY_LEASE_KEY, RedisGatewayLease, type GatewayLease, type GatewayLeaseHolder } from "./runtime/gateway-lease.js";

@@ -3,6 +3,7 @@ export { openStore, tryOpenStore, StoreOpenError, type OpenStoreError, type Open
 export type { MigrationError } from "./migrate.js";
 export { migrationNames } from "./migrations/index.js";
 export type { Store } from "./store.js";
+export { redactDatabaseUrl } from "./pg/redact-url.js";
 export type { WritableCheck } from "./writable-check.js";
 export type { SessionRepository } from "./sessions.js";
 export type { MessageRepository } from "./messages.js";

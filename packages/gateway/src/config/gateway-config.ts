@@ -109,6 +109,8 @@ export interface GatewayConfig {
   /** HERMES_METRICS_TOKEN: the bearer token /metrics requires, when set. */
   readonly metricsToken?: string;
   readonly redisUrl?: string;
+  /** HERMES_DATABASE_URL: the PostgreSQL store, used instead of `paths.stateDb` when set. */
+  readonly databaseUrl?: string;
   readonly allowedUsers: AllowedUsers;
   readonly telegram?: TelegramSettings;
   readonly discord?: DiscordSettings;

@@ -75,6 +75,7 @@ function readGatewayConfig(
   const workerHttpPort = reader.integer("HERMES_WORKER_HTTP_PORT", PORT_RANGE);
   const metricsToken = readMetricsToken(reader);
   const redisUrl = reader.url("REDIS_URL", ["redis:", "rediss:"]) ? reader.text("REDIS_URL") : undefined;
+  const databaseUrl = reader.url("HERMES_DATABASE_URL", ["postgres:", "postgresql:"]) ? reader.text("HERMES_DATABASE_URL") : undefined;
   const allowedUsers = readAllowedUsers(reader);
   const telegram = readTelegramSettings(reader);
   const discord = readDiscordSettings(reader);
@@ -119,6 +120,7 @@ function readGatewayConfig(
     ...(workerHttpPort !== undefined && { workerHttpPort }),
     ...(metricsToken !== undefined && { metricsToken }),
     ...(redisUrl !== undefined && { redisUrl }),
+    ...(databaseUrl !== undefined && { databaseUrl }),
     ...(telegram && { telegram }),
     ...(discord && { discord }),
     ...(slack && { slack }),

@@ -127,6 +127,13 @@ export const SETTINGS = [
     default: "",
     secret: true,
   },
+  {
+    name: "HERMES_DATABASE_URL",
+    description:
+      "postgres:// or postgresql:// URL; when set, all state (sessions, memory, agent-made skills, hook choices, attachments) lives in that PostgreSQL database instead of $HERMES_HOME/state.db, so processes on different machines share it",
+    default: "",
+    secret: true,
+  },
   ...PLATFORM_SETTINGS,
   {
     name: "HERMES_SEARCH_URL",

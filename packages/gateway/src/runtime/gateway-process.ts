@@ -2,10 +2,11 @@ import path from "node:path";
 import type { Logger, MetricsRegistry } from "@hermes/agent";
 import { createGatewayMemory } from "../agent/memory-scopes.js";
 import { resolveModelName } from "../agent/model-names.js";
-import { tryOpenStore, type DeliveryRecord, type Store } from "@hermes/store";
+import type { DeliveryRecord, Store } from "@hermes/store";
 import { authorize } from "../auth/authorize.js";
 import { isAllowlisted } from "../auth/allowlist.js";
 import { PairingService } from "../auth/pairing-service.js";
+import { openConfiguredStore } from "./open-configured-store.js";
 import type { ConfigIssue } from "../config/errors.js";
 import { configSecrets } from "../config/secrets.js";
 import type { GatewayConfig } from "../config/gateway-config.js";
@@ -64,8 +65,8 @@ export interface GatewayProcess {
 /** Builds and starts everything the gateway process runs: store, hooks, queue, delivery, HTTP, adapters. */
 export async function startGatewayProcess(options: GatewayProcessOptions): Promise<{ ok: true; process: GatewayProcess } | { ok: false; issue: ConfigIssue }> {
   const { config, logger } = options;
-  const opened = await tryOpenStore({ file: config.paths.stateDb, logger });
-  if (!opened.ok) return { ok: false, issue: { setting: "HERMES_HOME", message: `cannot open ${config.paths.stateDb}: ${opened.error.message}` } };
+  const opened = await openConfiguredStore(config, logger);
+  if (!opened.ok) return opened;
   const store = opened.store;
   // Hook handlers (e.g. the audit log) find the state folder through the environment.
   process.env.HERMES_HOME = config.home;
