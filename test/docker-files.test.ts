@@ -50,6 +50,8 @@ function execForm(args: string): string[] {
 
 interface ComposeService {
   image?: string;
+  volumes?: string[];
+  depends_on?: Record<string, { condition?: string }>;
   build?: unknown;
   command?: string[];
   environment?: Record<string, string>;
@@ -164,10 +166,25 @@ describe("docker-compose.yml", () => {
     for (const service of app()) expect(service.env_file).toEqual([{ path: ".env", required: false }]);
   });
 
-  it("points both roles at the compose Redis and the shared state folder", () => {
+  it("points both roles at the compose Redis and PostgreSQL, each with a state folder of its own", () => {
     for (const service of app()) {
       expect(service.environment?.REDIS_URL).toBe("redis://redis:6379");
+      expect(service.environment?.HERMES_DATABASE_URL).toMatch(/^postgres:\/\/hermes:[^@]+@postgres:5432\/hermes$/);
       expect(service.environment?.HERMES_HOME).toBe("/data");
+      // Scaled containers must not share a folder: everything shared is in PostgreSQL and Redis.
+      expect(service.volumes ?? []).toEqual([]);
+      expect(service.depends_on?.postgres?.condition).toBe("service_healthy");
+      expect(service.depends_on?.redis?.condition).toBe("service_healthy");
     }
+  });
+
+  it("keeps PostgreSQL's data in a volume and health-checks it", () => {
+    expect(services.postgres?.volumes).toEqual(["postgres-data:/var/lib/postgresql/data"]);
+    expect(services.postgres?.healthcheck?.test?.join(" ")).toMatch(/pg_isready/);
+  });
+
+  it("publishes a port range for the gateway, so --scale gateway=2 can start a standby", () => {
+    expect(services.gateway?.ports).toEqual(["127.0.0.1:8642-8643:8642"]);
+    expect(services.worker?.ports).toBeUndefined();
   });
 });
