@@ -116,7 +116,8 @@ async function startOnPort(options: StartOptions): Promise<TestPostgres> {
     "synchronous_commit=off",
     "full_page_writes=off",
     "shared_buffers=16MB",
-    "max_connections=50",
+    // One server serves a whole `vitest run` (global-setup.ts): several files at once, each store a pool of its own.
+    "max_connections=300",
   ];
   const child = spawn(options.binaries.postgres, ["-D", dataDir, "-p", String(port), ...settings.flatMap((setting) => ["-c", setting])], {
     ...processOptions(options.account, dir),

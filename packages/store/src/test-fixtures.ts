@@ -2,14 +2,25 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
+import { createTestDatabase, type TestDatabase } from "../../../test/support/test-database.js";
 import { openStore, type OpenStoreOptions } from "./open-store.js";
+import type { Dialect } from "./sql-runner.js";
 import type { Store } from "./store.js";
 import type { NewSession } from "./types.js";
 
-/** Temp folders and stores of one test file; `cleanup` in afterEach closes and removes them all. */
-export function storeFixtures() {
+/** The dialects every repository test runs against (`describe.each(STORE_DIALECTS)`). */
+export const STORE_DIALECTS = ["sqlite", "postgres"] as const satisfies readonly Dialect[];
+
+/**
+ * Temp folders, databases and stores of one test file; `cleanup` in afterEach closes and removes them all. With
+ * "postgres", each `openNew` is a new database on the run's test server (test/support/test-database.ts).
+ */
+export function storeFixtures(dialect: Dialect = "sqlite") {
   const folders: string[] = [];
+  const databases: TestDatabase[] = [];
   const stores: Store[] = [];
+  /** The database behind each file `openNew` handed out, so `open(file)` reopens the same one on PostgreSQL too. */
+  const databaseOfFile = new Map<string, string>();
   let clock = 1_700_000_000_000;
   let ids = 0;
 
@@ -20,28 +31,40 @@ export function storeFixtures() {
   };
   const open = async (file: string, options: Partial<OpenStoreOptions> = {}): Promise<Store> => {
     const newId = (): string => `session-${String(++ids).padStart(4, "0")}`;
-    const store = await openStore({ file, now: () => clock, newId, ...options });
+    const databaseUrl = databaseOfFile.get(path.resolve(file));
+    const store = await openStore({ file, now: () => clock, newId, ...(databaseUrl === undefined ? {} : { databaseUrl }), ...options });
     stores.push(store);
     return store;
   };
 
   return {
+    dialect,
     /** A fresh folder under the system temp dir. */
     folder,
+    /** A store on this file; on a file `openNew` gave out under "postgres", on that file's database. */
     open,
     /** The manual clock every store opened here uses: it stands still until `advance`. */
     now: (): number => clock,
     advance(ms: number): void {
       clock += ms;
     },
-    /** A store on a new file in a folder that does not exist yet. */
-    async openNew(options: Partial<OpenStoreOptions> = {}): Promise<{ store: Store; file: string }> {
+    /**
+     * A store on a new, empty database: a file in a folder that does not exist yet, or under "postgres" a new
+     * database (its URL returned; the file then only names it for `open`).
+     */
+    async openNew(options: Partial<OpenStoreOptions> = {}): Promise<{ store: Store; file: string; databaseUrl?: string }> {
       const file = path.join(await folder(), "state", "state.db");
-      return { store: await open(file, options), file };
+      if (dialect === "sqlite") return { store: await open(file, options), file };
+      const database = await createTestDatabase();
+      databases.push(database);
+      databaseOfFile.set(path.resolve(file), database.url);
+      return { store: await open(file, options), file, databaseUrl: database.url };
     },
     async cleanup(): Promise<void> {
       for (const store of stores.splice(0)) await store.close();
+      for (const database of databases.splice(0)) await database.drop();
       for (const created of folders.splice(0)) await rm(created, { recursive: true, force: true });
+      databaseOfFile.clear();
     },
   };
 }
