@@ -1,0 +1,141 @@
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startLlmServer, type LlmServer, type RecordedRequest, type ScriptedReply } from "./fakes/llm-server.js";
+import { startFakeTelegram, type FakeTelegram } from "./fakes/telegram/index.js";
+import { httpUrl, startApp, type AppProcess } from "./support/app-process.js";
+import { startRedis, type TestRedis } from "./support/redis-server.js";
+import { createTestDatabase, type TestDatabase } from "./support/test-database.js";
+import { waitUntil } from "./support/wait-until.js";
+
+// "Three machines": a gateway and two workers, each with an empty HERMES_HOME of its own, sharing only Redis and
+// PostgreSQL (HERMES_DATABASE_URL), as docker-compose.yml runs them.
+
+const TOKEN = "123456:SCALE-OUT-e2e";
+const MARK = /\bm(\d+)x\b/;
+let llm: LlmServer;
+let telegram: FakeTelegram;
+let redis: TestRedis;
+let database: TestDatabase;
+let root: string;
+const apps: AppProcess[] = [];
+
+/** The scripted model answers each message with its mark, so every reply can be matched to its message. */
+function answerFor(request: RecordedRequest): ScriptedReply {
+  const mark = MARK.exec(JSON.stringify(request.messages.at(-1) ?? ""))?.[1];
+  return { kind: "text", text: mark === undefined ? "answer without a mark" : `answer m${mark}x`, chunks: 1 };
+}
+
+beforeEach(async () => {
+  llm = await startLlmServer({ defaultReply: answerFor });
+  telegram = await startFakeTelegram({ token: TOKEN });
+  redis = await startRedis();
+  database = await createTestDatabase();
+  root = await mkdtemp(path.join(os.tmpdir(), "hermes-scale-out-"));
+});
+afterEach(async () => {
+  for (const app of apps.splice(0)) {
+    app.kill("SIGKILL");
+    await app.exited;
+  }
+  await telegram.close();
+  await llm.close();
+  await redis.stop();
+  await database.drop();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** The settings of one "machine": its own HERMES_HOME, everything shared through Redis and PostgreSQL. */
+function machine(name: string): Record<string, string> {
+  return {
+    HOME: path.join(root, name),
+    HERMES_HOME: path.join(root, name, "hermes"),
+    HERMES_DATABASE_URL: database.url,
+    REDIS_URL: redis.url,
+    HERMES_BASE_URL: llm.baseUrl,
+    HERMES_MODEL: "scripted-model",
+    HERMES_API_KEY: "test-key",
+    HERMES_HTTP_PORT: "0",
+    HERMES_ALLOWED_USERS: "telegram:*",
+    HERMES_REFLECTION: "off",
+    TELEGRAM_BOT_TOKEN: TOKEN,
+    TELEGRAM_API_ROOT: telegram.apiRoot,
+  };
+}
+
+async function start(role: "gateway" | "worker", name: string, ready: string): Promise<AppProcess> {
+  const app = startApp(role, machine(name));
+  apps.push(app);
+  await app.waitFor(ready, 60_000);
+  return app;
+}
+
+async function stop(app: AppProcess): Promise<void> {
+  app.kill("SIGTERM");
+  expect(await app.exited).toEqual({ code: 0, signal: null });
+  apps.splice(apps.indexOf(app), 1);
+}
+
+/** Replies that carry message `n`'s mark. */
+function repliesTo(n: number): number {
+  return telegram.sent.filter((sent) => MARK.exec(sent.visible)?.[1] === String(n)).length;
+}
+
+function say(userId: number, n: number): void {
+  telegram.userWrites({ from: { id: userId, first_name: `User${userId}` }, text: `Please look at item m${n}x.` });
+}
+
+describe("a gateway and two workers on three HERMES_HOMEs, sharing Redis and PostgreSQL", () => {
+  it("answers a 200-message burst exactly once, and keeps every conversation across a restart of all processes", async () => {
+    const workers = [await start("worker", "worker-a", "worker started"), await start("worker", "worker-b", "worker started")];
+    let gateway = await start("gateway", "gateway", '"msg":"gateway started"');
+
+    const BURST = 200;
+    const USERS = 50;
+    for (let n = 0; n < BURST; n += 1) say(1_000 + (n % USERS), n);
+    await waitUntil(() => Array.from({ length: BURST }, (_, n) => repliesTo(n)).every((count) => count >= 1), "every message of the burst to be answered", 120_000);
+    // Settled (nothing pending in the outbox), so a second copy of any reply would have gone out by now.
+    await waitUntil(() => llm.requests.length === BURST, "no further model calls");
+    expect(Array.from({ length: BURST }, (_, n) => repliesTo(n)).filter((count) => count !== 1)).toEqual([]);
+    expect(telegram.sent.filter((sent) => MARK.exec(sent.visible) === null)).toEqual([]);
+    // Both workers took runs: neither machine needed the other's files.
+    for (const worker of workers) expect(worker.stderr()).not.toContain("cannot open");
+
+    for (const app of [gateway, ...workers]) await stop(app);
+    // The workers' own homes hold no state database: everything went to PostgreSQL.
+    for (const name of ["worker-a", "worker-b", "gateway"]) {
+      expect(await readdir(path.join(root, name, "hermes"))).not.toContain("state.db");
+    }
+
+    await start("worker", "worker-b", "worker started");
+    gateway = await start("gateway", "gateway", '"msg":"gateway started"');
+    say(1_000, BURST);
+    await waitUntil(() => repliesTo(BURST) === 1, "the answer after the restart");
+    // The conversation of user 1000 (messages 0, 50, 100, 150) reached the model with the new message.
+    const last = JSON.stringify(llm.requests.at(-1)?.messages);
+    for (const n of [0, 50, 100, 150]) expect(last).toContain(`m${n}x`);
+  }, 240_000);
+
+  it("hands Telegram polling to the standby gateway on another home when the active one is killed", async () => {
+    await start("worker", "worker-a", "worker started");
+    const active = await start("gateway", "gateway-a", "became the active gateway");
+    const standby = await start("gateway", "gateway-b", '"msg":"gateway started"');
+    expect(standby.stderr()).toContain("standing by: another gateway is active");
+
+    say(7, 1);
+    await waitUntil(() => repliesTo(1) === 1, "the answer of the active gateway");
+    // Killed once the reply is recorded as sent: one caught mid-send is sent again by the new gateway (README).
+    const activeUrl = httpUrl(active);
+    await waitUntil(async () => ((await (await fetch(`${activeUrl}/healthz`)).json()) as { pendingDeliveries: number }).pendingDeliveries === 0, "the reply to be recorded as sent");
+    active.kill("SIGKILL");
+    await active.exited;
+    apps.splice(apps.indexOf(active), 1);
+    say(7, 2);
+    await standby.waitFor("became the active gateway", 30_000);
+    await waitUntil(() => repliesTo(2) === 1, "the answer after the takeover", 30_000);
+    // The conversation went on in the same session: the first message is in the second run's history.
+    expect(JSON.stringify(llm.requests.at(-1)?.messages)).toContain("m1x");
+    expect(repliesTo(1)).toBe(1);
+  }, 120_000);
+});
