@@ -15,6 +15,7 @@ export interface Database {
   tool_checkpoints: ToolCheckpointsTable;
   run_steps: RunStepsTable;
   user_daily_usage: UserDailyUsageTable;
+  shared_files: SharedFilesTable;
 }
 
 export interface SessionsTable {
@@ -172,5 +173,17 @@ export interface UserDailyUsageTable {
   runs: number;
   /** Input, output and cache tokens together. */
   tokens: number;
+  updated_at: number;
+}
+
+/** Migration 0010: files that follow the deployment rather than one machine's HERMES_HOME (shared-files.ts). */
+export interface SharedFilesTable {
+  path: string;
+  content: Buffer;
+  sha256: string;
+  size: number;
+  version: number;
+  deleted: Generated<number>;
+  session_key: string | null;
   updated_at: number;
 }

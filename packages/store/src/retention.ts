@@ -23,6 +23,8 @@ export interface RetentionCounts {
   pairingFailures: number;
   sessions: number;
   messages: number;
+  /** Shared files of sessions that no longer exist (attachments, saved tool output); only present when some went. */
+  sessionFiles?: number;
 }
 
 export interface RetentionRepository {
@@ -145,6 +147,29 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
     return { sessions, messages };
   };
 
+  /**
+   * A session's files (shared-files.ts) go once no session of their key is left and they are past the operational
+   * window: with the conversations history retention deletes, and those of messages that never got a session (a
+   * stranger's file refused by authorization). The window keeps the files of a message still on its way to its session.
+   */
+  const pruneSessionFiles = (cutoff: number, signal?: AbortSignal): Promise<number> =>
+    deleteInBatches(
+      signal,
+      () =>
+        db
+          .deleteFrom("shared_files")
+          .where("path", "in", (eb) =>
+            eb
+              .selectFrom("shared_files")
+              .select("path")
+              .where("session_key", "is not", null)
+              .where("updated_at", "<", cutoff)
+              .where(({ not, exists, selectFrom }) => not(exists(selectFrom("sessions").select("sessions.id").whereRef("sessions.key", "=", "shared_files.session_key"))))
+              .orderBy("path")
+              .limit(BATCH),
+          ),
+    );
+
   return {
     async prune(policy) {
       const cutoff = cutoffFor(policy.now, policy.days, "days");
@@ -155,7 +180,8 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
       const pairingRequests = await prunePairingRequests(cutoff, signal);
       const pairingFailures = await prunePairingFailures(cutoff, signal);
       const history = historyCutoff === undefined ? { sessions: 0, messages: 0 } : await pruneHistory(historyCutoff, signal);
-      return { inbound, deliveries, pairingRequests, pairingFailures, ...history };
+      const sessionFiles = await pruneSessionFiles(cutoff, signal);
+      return { inbound, deliveries, pairingRequests, pairingFailures, ...history, ...(sessionFiles > 0 ? { sessionFiles } : {}) };
     },
   };
 }

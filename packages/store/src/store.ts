@@ -8,6 +8,7 @@ import { createPairingRepository, type PairingRepository } from "./pairing.js";
 import { createRetentionRepository, type RetentionRepository } from "./retention.js";
 import { createSessionSearch, type SearchSessions } from "./search.js";
 import { createSessionRepository, type SessionRepository } from "./sessions.js";
+import { createSharedFileRepository, type SharedFileRepository } from "./shared-files.js";
 import type { StoreContext } from "./store-context.js";
 import { createToolCheckpointRepository, type ToolCheckpointRepository } from "./tool-checkpoints.js";
 import { createUsageRepository, type UsageRepository } from "./usage.js";
@@ -28,6 +29,8 @@ export interface Store {
   retention: RetentionRepository;
   /** The finished tool calls of runs still open, replayed when a run is taken up again after a crash. */
   toolCheckpoints: ToolCheckpointRepository;
+  /** Files that follow the deployment, not one machine (agent-made skills, hook state, session files); see shared-files.ts. */
+  sharedFiles: SharedFileRepository;
   /**
    * Atomically finishes a run: only while the inbound is still 'running' (or 'queued') it appends the messages, adds
    * the usage, enqueues the deliveries, drops the run's tool checkpoints and marks the inbound answered (or failed).
@@ -65,6 +68,7 @@ export function createStore(
     chatSettings: retrying(createChatSettingsRepository(ctx)),
     retention: retrying(createRetentionRepository(ctx)),
     toolCheckpoints: retrying(createToolCheckpointRepository(ctx)),
+    sharedFiles: retrying(createSharedFileRepository(ctx)),
     completeRun: retryingFunction(createCompleteRun(ctx), busyRetry),
     checkWritable,
     close,

@@ -7,6 +7,7 @@ import type { Database } from "../database.js";
 import { migrateToLatest } from "../migrate.js";
 import { int8AsNumber } from "./int8-types.js";
 import { migratePostgresToLatest } from "./migrate-pg.js";
+import { postgresMigrationNames } from "./migrations/index.js";
 
 let server: TestPostgres;
 let databaseCount = 0;
@@ -77,7 +78,7 @@ async function appliedNames(db: Kysely<Database>): Promise<string[]> {
 describe("PostgreSQL migrations", () => {
   it("give a fresh database SQLite's tables and columns, with its unique, partial and claim indexes and a GIN text index", async () => {
     const { db } = await freshDatabase();
-    expect(await migratePostgresToLatest(db)).toEqual({ ok: true, applied: ["0001_initial"] });
+    expect(await migratePostgresToLatest(db)).toEqual({ ok: true, applied: postgresMigrationNames() });
 
     const expected = await sqliteSchema();
     expected.set("messages", [...(expected.get("messages") ?? []), "text_search"].sort());
@@ -104,15 +105,15 @@ describe("PostgreSQL migrations", () => {
     const { db } = await freshDatabase();
     expect((await migratePostgresToLatest(db)).ok).toBe(true);
     expect(await migratePostgresToLatest(db)).toEqual({ ok: true, applied: [] });
-    expect(await appliedNames(db)).toEqual(["0001_initial"]);
+    expect(await appliedNames(db)).toEqual(postgresMigrationNames());
   });
 
   it("run once when two processes migrate one database at the same time", async () => {
     const { url, db } = await freshDatabase();
     const outcomes = await Promise.all([migratePostgresToLatest(db), migratePostgresToLatest(open(url))]);
     expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
-    expect(outcomes.flatMap((outcome) => (outcome.ok ? outcome.applied : [])).sort()).toEqual(["0001_initial"]);
-    expect(await appliedNames(db)).toEqual(["0001_initial"]);
+    expect(outcomes.flatMap((outcome) => (outcome.ok ? outcome.applied : [])).sort()).toEqual(postgresMigrationNames());
+    expect(await appliedNames(db)).toEqual(postgresMigrationNames());
   });
 
   it("refuse a database a newer version migrated, and change nothing", async () => {
@@ -121,7 +122,7 @@ describe("PostgreSQL migrations", () => {
     await sql`INSERT INTO kysely_migration (name, timestamp) VALUES ('0002_from_the_future', ${new Date().toISOString()})`.execute(db);
     const outcome = await migratePostgresToLatest(db);
     expect(outcome).toMatchObject({ ok: false, error: { kind: "newer_schema", unknownMigrations: ["0002_from_the_future"] } });
-    expect(await appliedNames(db)).toEqual(["0001_initial", "0002_from_the_future"]);
+    expect(await appliedNames(db)).toEqual([...postgresMigrationNames(), "0002_from_the_future"].sort());
   });
 
   it("report a failed migration as a value and leave none of it behind", async () => {

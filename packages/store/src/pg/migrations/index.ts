@@ -1,11 +1,15 @@
 import type { Migration, MigrationProvider } from "kysely";
 import { initialPostgresMigration } from "./0001-initial.js";
+import { sharedFilesPostgresMigration } from "./0010-shared-files.js";
 
 /**
  * Every PostgreSQL schema version in order. Names sort in apply order; never rename or edit one that has shipped. A
  * schema change after this one gets the same number and name here as in ../../migrations/index.ts (SQLite).
  */
-const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [["0001_initial", initialPostgresMigration]];
+const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
+  ["0001_initial", initialPostgresMigration],
+  ["0010_shared_files", sharedFilesPostgresMigration],
+];
 
 export function postgresMigrationNames(): string[] {
   return MIGRATIONS.map(([name]) => name);
