@@ -12,6 +12,7 @@ import { chunkingBenchmark, gatewayThroughputBenchmark } from "./gateway-bench.j
 import { cliHelpBenchmark } from "./cli-help-bench.js";
 import { startupBenchmark } from "./startup-bench.js";
 import { sessionSearchBenchmark, storeAppendBenchmark } from "./store-bench.js";
+import { storeAppendPostgresBenchmark } from "./store-append-pg-bench.js";
 import { throughputBenchmark } from "./throughput-bench.js";
 import { burstBenchmark, loopDelayBenchmark } from "./burst-bench.js";
 import { footprintBenchmark } from "./footprint-bench.js";
@@ -139,6 +140,9 @@ async function main(): Promise<void> {
       ["store", async () => {
         for (const figure of await storeAppendBenchmark()) record(figure);
         for (const figure of await sessionSearchBenchmark()) record(figure);
+      }],
+      ["postgres", async () => {
+        for (const figure of await storeAppendPostgresBenchmark()) record(figure);
       }],
       ["throughput", async () => {
         for (const figure of await throughputBenchmark()) record(figure);

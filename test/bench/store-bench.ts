@@ -10,7 +10,7 @@ import type { BenchFigure } from "./gateway-bench.js";
 const ZERO_USAGE = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 
 /** What one answered message with one tool call adds to a transcript: question, tool call, tool result, answer. */
-function runMessages(words: WordSource, turn: number): Message[] {
+export function runMessages(words: WordSource, turn: number): Message[] {
   const assistant = (content: AssistantMessage["content"], stopReason: AssistantMessage["stopReason"]): AssistantMessage => ({
     role: "assistant",
     content,

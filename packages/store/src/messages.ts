@@ -1,6 +1,6 @@
 import type { Message } from "@mariozechner/pi-ai";
 import { estimateTokens, parseStoredMessage, searchableText } from "./message-text.js";
-import { preparedQuery, type Param } from "./prepared-query.js";
+import { preparedListQuery, preparedQuery, type Param } from "./prepared-query.js";
 import type { StoreContext } from "./store-context.js";
 import type { StoredMessage } from "./types.js";
 
@@ -77,21 +77,22 @@ export async function appendMessages(ctx: StoreContext, sessionId: string, messa
   const last = await exec.first(maxSeq(db, { sessionId }));
   const firstSeq = (last?.seq ?? -1) + 1;
   const now = ctx.now();
-  for (const [index, message] of messages.entries()) {
-    await exec.run(
-      insertMessage(db, {
-        sessionId,
-        seq: firstSeq + index,
-        role: message.role,
-        content: JSON.stringify(message),
-        // PostgreSQL's text refuses NUL, and it is nothing anyone searches for.
-        text: searchableText(message).replaceAll("\u0000", ""),
-        tokens: estimateTokens(message),
-        now,
-      }),
-    );
+  // One INSERT per batch of messages (a run's are one batch): on PostgreSQL each statement is a round trip to the
+  // server. Batches stay far below both databases' limits on parameters per statement.
+  for (let start = 0; start < messages.length; start += INSERT_BATCH) {
+    const fields = messages.slice(start, start + INSERT_BATCH).flatMap((message, index) => [
+      firstSeq + start + index,
+      message.role,
+      JSON.stringify(message),
+      // PostgreSQL's text refuses NUL, and it is nothing anyone searches for.
+      searchableText(message).replaceAll("\u0000", ""),
+      estimateTokens(message),
+    ]);
+    await exec.run(insertMessages(db, { sessionId, now }, fields));
   }
 }
+
+const INSERT_BATCH = 200;
 
 async function touchSession(ctx: StoreContext, sessionId: string): Promise<void> {
   await ctx.exec.run(touch(ctx.db, { sessionId, now: ctx.now() }));
@@ -104,18 +105,16 @@ const selectRows = preparedQuery((db, p: Param<{ sessionId: string }>) =>
 const maxSeq = preparedQuery((db, p: Param<{ sessionId: string }>) =>
   db.selectFrom("messages").select((eb) => eb.fn.max("seq").as("seq")).where("session_id", "=", p("sessionId")),
 );
-const insertMessage = preparedQuery(
-  (db, p: Param<{ sessionId: string; seq: number; role: string; content: string; text: string; tokens: number; now: number }>) =>
-    db.insertInto("messages").values({
-      session_id: p("sessionId"),
-      seq: p("seq"),
-      role: p("role"),
-      content: p("content"),
-      text: p("text"),
-      tokens: p("tokens"),
-      created_at: p("now"),
-    }),
-);
+/** The values of each message, in this order: seq, role, content, text, tokens (one list for preparedListQuery). */
+const MESSAGE_FIELDS = 5;
+const insertMessages = preparedListQuery((db, p: Param<{ sessionId: string; now: number }>, fields: readonly unknown[]) => {
+  const rows = [];
+  for (let at = 0; at < fields.length; at += MESSAGE_FIELDS) {
+    const [seq, role, content, text, tokens] = fields.slice(at, at + MESSAGE_FIELDS) as [number, string, string, string, number];
+    rows.push({ session_id: p("sessionId"), seq, role, content, text, tokens, created_at: p("now") });
+  }
+  return db.insertInto("messages").values(rows);
+});
 const touch = preparedQuery((db, p: Param<{ sessionId: string; now: number }>) =>
   db.updateTable("sessions").set({ updated_at: p("now") }).where("id", "=", p("sessionId")),
 );

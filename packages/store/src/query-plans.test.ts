@@ -57,7 +57,8 @@ describe("the statements of an answered message", () => {
       const scans = [...preparedSql].flatMap((sql) => {
         const placeholders = sql.match(/\?/g)?.length ?? 0;
         const plan = sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array<null>(placeholders).fill(null)) as { detail: string }[];
-        return plan.filter((step) => step.detail.startsWith("SCAN ")).map((step) => `${step.detail} in: ${sql}`);
+        // A multi-row INSERT reads its own VALUES list ("SCAN 2-ROW VALUES CLAUSE"): no table.
+        return plan.filter((step) => step.detail.startsWith("SCAN ") && !/^SCAN \d+-ROW VALUES CLAUSE$/.test(step.detail)).map((step) => `${step.detail} in: ${sql}`);
       });
       expect(preparedSql.size).toBeGreaterThan(15);
       expect(scans).toEqual([]);
