@@ -87,24 +87,27 @@ export function claimDue(limit: number): ClaimDue {
     // SQLite runs the UPDATE with its subquery under the one write lock. PostgreSQL runs it under READ COMMITTED, with
     // claims of other processes at the same moment: the subquery locks the rows it picks and skips those another
     // claim has locked (FOR UPDATE SKIP LOCKED; a row changed since the snapshot is checked again as it is locked),
-    // and the claim conditions are repeated on the row the UPDATE writes.
+    // and the claim conditions are repeated on the row the UPDATE writes. There the pick is a MATERIALIZED CTE, run
+    // once: as `id IN (subquery)` the planner may rescan the subquery per row it updates (a nested-loop semi-join),
+    // and each rescan skips the rows this UPDATE has just changed and takes the next ones, so the LIMIT held for none.
     claim = preparedListQuery((db, p: Param<{ owner: string; now: number; expiresAt: number }>, platforms: readonly string[]) => {
-      const postgres = isPostgres(db);
+      if (!isPostgres(db)) {
+        return db
+          .updateTable("deliveries")
+          .set({ claim_owner: p("owner"), claim_expires_at: p("expiresAt") })
+          .where("id", "in", claimable(db, p, platforms).limit(sql.lit(limit)))
+          .returningAll();
+      }
       return db
+        .with(
+          (cte) => cte("picked").materialized(),
+          () => claimable(db, p, platforms).limit(sql.lit(limit)).forUpdate().skipLocked(),
+        )
         .updateTable("deliveries")
         .set({ claim_owner: p("owner"), claim_expires_at: p("expiresAt") })
-        .where(
-          "id",
-          "in",
-          claimable(db, p, platforms)
-            .limit(sql.lit(limit))
-            .$if(postgres, (query) => query.forUpdate().skipLocked()),
-        )
-        .$if(postgres, (query) =>
-          query
-            .where("status", "=", "pending")
-            .where((eb) => eb.or([eb("claim_owner", "is", null), eb("claim_expires_at", "<=", p("now"))])),
-        )
+        .where("id", "in", (eb) => eb.selectFrom("picked").select("picked.id"))
+        .where("status", "=", "pending")
+        .where((eb) => eb.or([eb("claim_owner", "is", null), eb("claim_expires_at", "<=", p("now"))]))
         .returningAll();
     });
     if (limit <= MAX_PREPARED_CLAIM_LIMIT) claimsByLimit.set(limit, claim);
