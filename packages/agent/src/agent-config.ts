@@ -39,7 +39,15 @@ export interface HermesAgentConfig {
   retry?: Partial<RetryPolicy>;
   /** Default per-call tool timeout in ms (a tool may set its own). */
   toolTimeoutMs?: number;
-  resultBudget?: { defaultMaxChars?: number; perTurnMaxChars?: number; previewChars?: number };
+  resultBudget?: {
+    defaultMaxChars?: number;
+    perTurnMaxChars?: number;
+    previewChars?: number;
+    /** Told of each oversized output saved for the model to page through (see ResultBudgetOptions.onSpill). */
+    onSpill?: (spill: SpilledToolOutput) => Promise<void>;
+    /** See ResultBudgetOptions.notePathsRelativeTo (e.g. the workspace root, when saved outputs follow the deployment). */
+    notePathsRelativeTo?: string;
+  };
   /** Called on context overflow with the transcript; returns a shorter one or null. */
   compress?: CompressMessages;
 
@@ -53,4 +61,14 @@ export interface HermesAgentConfig {
   now?: () => number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   random?: () => number;
+}
+
+/** An oversized tool output saved under the run's session folder (`<stateDir>/sessions/<id>/tool-results/`). */
+export interface SpilledToolOutput {
+  /** Absolute path of the saved file. */
+  file: string;
+  content: string;
+  sessionId: string;
+  /** The run's caller's session key, when it gave one. */
+  sessionKey?: string;
 }

@@ -180,6 +180,8 @@ export class HermesAgent {
       resultBudget: {
         ...withDefaults(DEFAULT_RESULT_BUDGET, this.config.resultBudget),
         spillDir: toolResultsDirOf(stateDirOf(this.config), sessionId),
+        onSpill: spillListener(this.config.resultBudget?.onSpill, sessionId, options.caller?.sessionKey),
+        notePathsRelativeTo: this.config.resultBudget?.notePathsRelativeTo,
       },
       now: this.now,
       checkpoints: options.checkpoints,
@@ -248,6 +250,15 @@ function withScopedTools(tools: readonly AnyToolDefinition[], scoped: readonly A
   if (scoped.length === 0) return [...tools];
   const names = new Set(scoped.map((tool) => tool.name));
   return [...tools.filter((tool) => !names.has(tool.name)), ...scoped];
+}
+
+function spillListener(
+  onSpill: NonNullable<HermesAgentConfig["resultBudget"]>["onSpill"],
+  sessionId: string,
+  sessionKey: string | undefined,
+): ((file: string, content: string) => Promise<void>) | undefined {
+  if (onSpill === undefined) return undefined;
+  return (file, content) => onSpill({ file, content, sessionId, ...(sessionKey === undefined ? {} : { sessionKey }) });
 }
 
 function stateDirOf(config: HermesAgentConfig): string {

@@ -1,5 +1,5 @@
 export { HermesAgent, type RunOptions } from "./agent.js";
-export type { HermesAgentConfig } from "./agent-config.js";
+export type { HermesAgentConfig, SpilledToolOutput } from "./agent-config.js";
 export type { HermesAgentResult, RunStopReason } from "./loop/result.js";
 export { assistantText } from "./loop/result.js";
 export { DEFAULT_LOOP_BUDGET, type LoopBudget } from "./loop/budget.js";

@@ -190,3 +190,32 @@ describe("applyResultBudget: per-turn budget", () => {
     expect(turnSize(outcomes)).toBeLessThanOrEqual(before);
   });
 });
+
+describe("result budget: telling the embedder of saved outputs", () => {
+  it("hands each saved output to onSpill before the note, which can name it relative to the workspace", async () => {
+    const spilled: Array<{ file: string; content: string }> = [];
+    const big = text("alpha", 2_000);
+    const [outcome] = await applyResultBudget([result("call-1", big)], {
+      ...options({ notePathsRelativeTo: path.join(root, "workspace") }),
+      onSpill: async (file, content) => {
+        spilled.push({ file, content });
+      },
+    });
+    expect(spilled).toEqual([{ file: outcome?.spilledTo, content: big }]);
+    const relative = path.relative(path.join(root, "workspace"), outcome?.spilledTo ?? "");
+    expect(relative.startsWith("../tool-results/call-1-")).toBe(true);
+    expect(outcome?.content).toContain(`was saved to ${relative};`);
+    expect(outcome?.content).not.toContain(root);
+  });
+
+  it("tells the model the output could not be saved when onSpill fails", async () => {
+    const [outcome] = await applyResultBudget([result("call-1", text("beta", 2_000))], {
+      ...options(),
+      onSpill: async () => {
+        throw new Error("database unreachable");
+      },
+    });
+    expect(outcome?.spilledTo).toBeUndefined();
+    expect(outcome?.content).toContain("the full output could not be saved (database unreachable)");
+  });
+});

@@ -13,6 +13,17 @@ export interface ResultBudgetOptions {
   defaultMaxChars: number;
   perTurnMaxChars: number;
   previewChars: number;
+  /**
+   * Told of each saved output before the model is told where it is (e.g. to copy it where the runs of other machines
+   * can read it). When it fails, the model is told the full output could not be saved, as when the write fails.
+   */
+  onSpill?: (file: string, content: string) => Promise<void>;
+  /**
+   * The note names the saved file relative to this folder (the file tools' workspace root, where a relative path
+   * starts) instead of by its absolute path, so the same words name the copy on a machine whose state folder lies
+   * elsewhere. Absent: the absolute path.
+   */
+  notePathsRelativeTo?: string;
 }
 
 export const DEFAULT_RESULT_BUDGET = { defaultMaxChars: 100_000, perTurnMaxChars: 200_000, previewChars: 1_500 };
@@ -69,6 +80,7 @@ async function spill(result: BudgetedResult, options: ResultBudgetOptions): Prom
   try {
     await mkdir(options.spillDir, { recursive: true });
     await writeFile(file, result.content, "utf8");
+    await options.onSpill?.(file, result.content);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     const preview = result.content.slice(0, options.previewChars);
@@ -80,9 +92,14 @@ async function spill(result: BudgetedResult, options: ResultBudgetOptions): Prom
   return {
     content:
       `${preview}\n\n[Output truncated: ${result.content.length} characters in total. ` +
-      `The full output of ${result.toolName} was saved to ${file}; read it in pages with read_file (offset/limit) if you need more.]`,
+      `The full output of ${result.toolName} was saved to ${nameForModel(file, options)}; read it in pages with read_file (offset/limit) if you need more.]`,
     spilledTo: file,
   };
+}
+
+function nameForModel(file: string, options: ResultBudgetOptions): string {
+  if (options.notePathsRelativeTo === undefined) return file;
+  return path.relative(options.notePathsRelativeTo, file).split(path.sep).join("/");
 }
 
 function safeFileName(id: string): string {
