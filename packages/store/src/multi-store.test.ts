@@ -1,18 +1,16 @@
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { assistantMessage, dmSession, storeFixtures, userMessage } from "./test-fixtures.js";
+import { assistantMessage, dmSession, STORE_DIALECTS, storeFixtures, userMessage } from "./test-fixtures.js";
 
-const fixtures = storeFixtures();
-afterEach(() => fixtures.cleanup());
+describe.each(STORE_DIALECTS)("two stores on one database (%s)", (dialect) => {
+  const fixtures = storeFixtures(dialect);
+  afterEach(() => fixtures.cleanup());
 
-async function twoStores() {
-  const file = path.join(await fixtures.folder(), "state.db");
-  const gateway = await fixtures.open(file);
-  const worker = await fixtures.open(file);
-  return { gateway, worker };
-}
+  async function twoStores() {
+    const { store: gateway, file } = await fixtures.openNew();
+    const worker = await fixtures.open(file);
+    return { gateway, worker };
+  }
 
-describe("two stores on one file", () => {
   it("see each other's writes", async () => {
     const { gateway, worker } = await twoStores();
     const { session } = await gateway.sessions.getOrCreateActive(dmSession("u1"));
@@ -59,5 +57,41 @@ describe("two stores on one file", () => {
     expect(results.filter((result) => !result.ok)).toEqual([{ ok: false, reason: "already_finished" }]);
     expect(await worker.messages.count(session.id)).toBe(2);
     expect(await gateway.deliveries.pending()).toHaveLength(1);
+  });
+
+  it("continue one session into exactly one child when both compact it at once", async () => {
+    const { gateway, worker } = await twoStores();
+    const { session: parent } = await gateway.sessions.getOrCreateActive(dmSession("u1"));
+    const results = await Promise.allSettled([gateway.sessions.continueAsChild(parent.id), worker.sessions.continueAsChild(parent.id)]);
+    const children = results.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+    expect(children).toHaveLength(1);
+    expect(results.find((result) => result.status === "rejected")).toMatchObject({ reason: expect.objectContaining({ message: expect.stringMatching(/no longer the active/) }) });
+    expect(await worker.sessions.active(parent.key)).toEqual(children[0]);
+    expect(await gateway.sessions.get(parent.id)).toMatchObject({ status: "ended" });
+  });
+
+  it("leave no tool checkpoint behind a run finished while the other saves one", async () => {
+    const { gateway, worker } = await twoStores();
+    const { session } = await gateway.sessions.getOrCreateActive(dmSession("u1"));
+    const { record } = await gateway.inbound.recordIfNew({ platform: "telegram", messageId: "m1", payload: "{}", sessionKey: session.key, status: "running" });
+    const checkpoint = (position: number) => ({
+      inboundId: record.id,
+      step: 1,
+      position,
+      toolCallId: `call_${position}`,
+      toolName: "terminal",
+      argumentsHash: "hash",
+      status: "ok",
+      result: { content: "ran" },
+      durationMs: 1,
+    });
+    // A worker that lost its lease still saves calls while the new holder finishes the run.
+    const [, completion] = await Promise.all([
+      Promise.all(Array.from({ length: 8 }, (_, position) => worker.toolCheckpoints.record(checkpoint(position)))),
+      gateway.completeRun({ inboundId: record.id, sessionId: session.id, messages: [], deliveries: [] }),
+    ]);
+    expect(completion).toMatchObject({ ok: true });
+    expect(await gateway.toolCheckpoints.forRun(record.id)).toEqual([]);
+    expect(await worker.toolCheckpoints.record(checkpoint(9))).toEqual({ saved: false });
   });
 });

@@ -2,8 +2,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
+import BetterSqlite3 from "better-sqlite3";
+import pg from "pg";
 import { createTestDatabase, type TestDatabase } from "../../../test/support/test-database.js";
 import { openStore, type OpenStoreOptions } from "./open-store.js";
+import { int8AsNumber } from "./pg/int8-types.js";
 import type { Dialect } from "./sql-runner.js";
 import type { Store } from "./store.js";
 import type { NewSession } from "./types.js";
@@ -59,6 +62,30 @@ export function storeFixtures(dialect: Dialect = "sqlite") {
       databases.push(database);
       databaseOfFile.set(path.resolve(file), database.url);
       return { store: await open(file, options), file, databaseUrl: database.url };
+    },
+    /**
+     * Runs one raw SQL statement on the database behind `file` (SQLite, or the PostgreSQL database `openNew` made for
+     * it), outside every store: to look at or damage rows as no repository would. Returns the rows it reads.
+     */
+    async sql<R>(file: string, text: string): Promise<R[]> {
+      const databaseUrl = databaseOfFile.get(path.resolve(file));
+      if (databaseUrl === undefined) {
+        const sqlite = new BetterSqlite3(file);
+        try {
+          const statement = sqlite.prepare(text);
+          if (!statement.reader) statement.run();
+          return statement.reader ? (statement.all() as R[]) : [];
+        } finally {
+          sqlite.close();
+        }
+      }
+      const client = new pg.Client({ connectionString: databaseUrl, types: int8AsNumber() });
+      await client.connect();
+      try {
+        return (await client.query(text)).rows as R[];
+      } finally {
+        await client.end();
+      }
     },
     async cleanup(): Promise<void> {
       for (const store of stores.splice(0)) await store.close();
