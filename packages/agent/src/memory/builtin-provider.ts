@@ -2,6 +2,7 @@ import { checkStoredText } from "../prompt/stored-text-guard.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import type { FileLockOptions } from "./file-lock.js";
 import { renderEntries } from "./memory-entries.js";
+import type { MemoryStorage } from "./memory-documents.js";
 import { MemoryProvider, type MemoryProviderContext } from "./memory-provider.js";
 import { MemoryStore, type MemoryFileState, type MemoryTarget } from "./memory-store.js";
 import { memoryTool } from "./memory-tool.js";
@@ -15,6 +16,8 @@ export interface BuiltinMemoryProviderOptions {
   userDir?: string;
   limits?: Partial<Record<MemoryTarget, number>>;
   lock?: FileLockOptions;
+  /** Where the files are kept (the database with HERMES_DATABASE_URL); default the folders on disk. */
+  storage?: MemoryStorage;
 }
 
 const SECTION_TITLES: Record<MemoryTarget, string> = {
@@ -36,7 +39,7 @@ export class BuiltinMemoryProvider extends MemoryProvider {
 
   constructor(options: BuiltinMemoryProviderOptions) {
     super();
-    this.store = new MemoryStore({ dir: options.memoryDir, userDir: options.userDir, limits: options.limits, lock: options.lock });
+    this.store = new MemoryStore({ dir: options.memoryDir, userDir: options.userDir, limits: options.limits, lock: options.lock, storage: options.storage });
     this.tool = memoryTool({ store: this.store, onWrite: (write) => this.context?.notifyWrite(write) });
   }
 

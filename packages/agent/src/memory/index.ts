@@ -32,6 +32,8 @@ export {
   type SkippedPlugin,
 } from "./plugin-discovery.js";
 export { withFileLock, type FileLockOptions, type LockedOutcome } from "./file-lock.js";
+export { memoryDocumentKey, type MemoryDocument, type MemoryDocuments, type MemoryDocumentWrite, type MemoryStorage } from "./memory-documents.js";
+export { fileMemoryDocuments, fileMemoryStorage } from "./file-memory-documents.js";
 export { scrubMemoryFences, scrubbedDeltas, type AgentMemory } from "./agent-memory.js";
 export {
   chatMemoryDir,

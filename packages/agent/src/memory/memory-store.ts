@@ -1,9 +1,9 @@
-import { promises as fs, statSync } from "node:fs";
 import path from "node:path";
-import { writeFileAtomically } from "../builtin-tools/atomic-write.js";
 import { errorCode } from "../builtin-tools/fs-errors.js";
 import { checkStoredText, describeRefusal } from "../prompt/stored-text-guard.js";
-import { withFileLock, type FileLockOptions } from "./file-lock.js";
+import type { FileLockOptions } from "./file-lock.js";
+import { fileMemoryStorage } from "./file-memory-documents.js";
+import { memoryDocumentKey, type MemoryDocuments, type MemoryStorage } from "./memory-documents.js";
 import { cleanEntry, fileTextOf, matchingEntries, normalizeEntry, parseEntries, renderedSize } from "./memory-entries.js";
 import { detectSecret } from "./secret-guard.js";
 
@@ -42,38 +42,55 @@ export interface MemoryStoreOptions {
   /** The folder of USER.md when it is not `dir` (a shared chat's notes beside the sender's own USER.md). */
   userDir?: string;
   limits?: Partial<Record<MemoryTarget, number>>;
+  /** How long an edit waits for other writers (the file lock, or retries after a conflict) and how it pauses. */
   lock?: FileLockOptions;
+  /** Where the files are kept; default the folders themselves on disk. `dir` and `userDir` must be below its root. */
+  storage?: MemoryStorage;
 }
 
 type Edit = (entries: string[], state: MemoryFileState) => MemoryEditResult | { next: string[]; note: string };
 
 const PREVIEW_CHARS = 80;
+/** As the file lock's defaults (file-lock.ts), so waiting for a lock and retrying after conflicts give up alike. */
+const DEFAULT_WAIT_MS = 15_000;
+const DEFAULT_RETRY_DELAY_MS = 20;
 
 /**
- * MEMORY.md and USER.md: bounded lists of `§` entries. Every change is a locked read-modify-write with an
- * atomic replace, so concurrent writers (other processes or other store instances) never lose each other's
- * entries and readers never see half a file.
+ * MEMORY.md and USER.md: bounded lists of `§` entries. Every change is a read-modify-write that stores only while
+ * the document is still what was read (memory-documents.ts), tried again on a conflict, so concurrent writers (other
+ * processes, other store instances, other machines on one database) never lose each other's entries; on files it
+ * runs under the file's lock, so writers take turns instead of retrying.
  */
 export class MemoryStore {
   readonly dir: string;
   readonly userDir: string;
   private readonly limits: Record<MemoryTarget, number>;
   private readonly lockOptions: FileLockOptions;
+  private readonly root: string;
+  private readonly documents: MemoryDocuments;
 
   constructor(options: MemoryStoreOptions) {
     this.dir = options.dir;
     this.userDir = options.userDir ?? options.dir;
     this.limits = { ...DEFAULT_MEMORY_LIMITS, ...options.limits };
     this.lockOptions = options.lock ?? {};
+    const storage = options.storage ?? fileMemoryStorage(path.parse(path.resolve(this.dir)).root, this.lockOptions);
+    this.root = storage.root;
+    this.documents = storage.documents;
   }
 
   pathOf(target: MemoryTarget): string {
     return path.join(target === "user" ? this.userDir : this.dir, MEMORY_FILE_NAMES[target]);
   }
 
+  /** The document key of the target's file (its path below the storage root). */
+  keyOf(target: MemoryTarget): string {
+    return memoryDocumentKey(this.root, path.resolve(this.pathOf(target)));
+  }
+
   async read(target: MemoryTarget): Promise<MemoryReadResult> {
     try {
-      return { ok: true, state: await this.load(target) };
+      return { ok: true, state: (await this.load(target)).state };
     } catch (error) {
       return { ok: false, code: "io", error: this.ioMessage(target, error) };
     }
@@ -125,17 +142,32 @@ export class MemoryStore {
 
   private async edit(target: MemoryTarget, change: Edit): Promise<MemoryEditResult> {
     try {
-      await fs.mkdir(path.dirname(this.pathOf(target)), { recursive: true });
-      const locked = await withFileLock(`${this.pathOf(target)}.lock`, () => this.editLocked(target, change), this.lockOptions);
-      if (!locked.ok) return fail("busy", `Memory is busy (${MEMORY_FILE_NAMES[target]} is being written by someone else); try again.`);
-      return locked.value;
+      const key = this.keyOf(target);
+      if (!this.documents.exclusive) return await this.editUntilStored(target, key, change);
+      const locked = await this.documents.exclusive(key, () => this.editUntilStored(target, key, change));
+      return locked.ok ? locked.value : busy(target);
     } catch (error) {
       return fail("io", this.ioMessage(target, error));
     }
   }
 
-  private async editLocked(target: MemoryTarget, change: Edit): Promise<MemoryEditResult> {
-    const state = await this.load(target);
+  /** Reads, applies `change` and stores on the version read; after a conflict all of it again, within the lock's timeout. */
+  private async editUntilStored(target: MemoryTarget, key: string, change: Edit): Promise<MemoryEditResult> {
+    const now = this.lockOptions.now ?? Date.now;
+    const deadline = now() + (this.lockOptions.timeoutMs ?? DEFAULT_WAIT_MS);
+    for (;;) {
+      const { state, version } = await this.load(target);
+      const outcome = this.apply(state, change);
+      if (!("text" in outcome)) return outcome;
+      const stored = await this.documents.write(key, outcome.text, version);
+      if (stored.ok) return { ok: true, changed: true, note: outcome.note, state: { ...state, text: outcome.text, entries: outcome.next, chars: outcome.chars } };
+      if (stored.reason === "busy" || now() >= deadline) return busy(target);
+      const sleep = this.lockOptions.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+      await sleep((this.lockOptions.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS) * (0.5 + (this.lockOptions.random ?? Math.random)()));
+    }
+  }
+
+  private apply(state: MemoryFileState, change: Edit): MemoryEditResult | { text: string; next: string[]; note: string; chars: number } {
     const outcome = change(state.entries, state);
     if (!("next" in outcome)) return outcome;
     const chars = renderedSize(outcome.next);
@@ -152,22 +184,15 @@ export class MemoryStore {
     if (text === fileTextOf(state.entries) && text === state.text) {
       return { ok: true, changed: false, note: `${state.fileName} already says that; nothing changed.`, state };
     }
-    await writeFileAtomically(this.pathOf(target), text);
-    return { ok: true, changed: true, note: outcome.note, state: { ...state, text, entries: outcome.next, chars } };
+    return { text, next: outcome.next, note: outcome.note, chars };
   }
 
-  private async load(target: MemoryTarget): Promise<MemoryFileState> {
-    const file = this.pathOf(target);
-    let text = "";
-    if (mayExist(file)) {
-      try {
-        text = await fs.readFile(file, "utf8");
-      } catch (error) {
-        if (errorCode(error) !== "ENOENT") throw error;
-      }
-    }
+  private async load(target: MemoryTarget): Promise<{ state: MemoryFileState; version: number | undefined }> {
+    const stored = await this.documents.read(this.keyOf(target));
+    const text = stored?.text ?? "";
     const entries = parseEntries(text);
-    return { target, fileName: MEMORY_FILE_NAMES[target], text, entries, chars: renderedSize(entries), limit: this.limits[target] };
+    const state = { target, fileName: MEMORY_FILE_NAMES[target], text, entries, chars: renderedSize(entries), limit: this.limits[target] };
+    return { state, version: stored?.version };
   }
 
   private ioMessage(target: MemoryTarget, error: unknown): string {
@@ -178,17 +203,8 @@ export class MemoryStore {
   }
 }
 
-/**
- * False only when the file is certainly missing. A new scope's files usually are, and each new conversation reads
- * them: a stat that returns nothing is cheaper than a failing read (a thread-pool round trip and an error object).
- * Any other trouble is left to the read, which reports it as before.
- */
-function mayExist(file: string): boolean {
-  try {
-    return statSync(file, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return true;
-  }
+function busy(target: MemoryTarget): MemoryEditResult {
+  return fail("busy", `Memory is busy (${MEMORY_FILE_NAMES[target]} is being written by someone else); try again.`);
 }
 
 function findOne(entries: readonly string[], oldText: string, state: MemoryFileState): number[] | MemoryEditResult {

@@ -1,6 +1,7 @@
-import { promises as fs } from "node:fs";
 import path from "node:path";
 import { silentLogger, type Logger } from "../observability/logger.js";
+import { fileMemoryStorage } from "./file-memory-documents.js";
+import { memoryDocumentKey, type MemoryStorage } from "./memory-documents.js";
 import type { MemoryManager } from "./memory-manager.js";
 import type { MemoryScope } from "./memory-scope.js";
 import { MEMORY_FILE_NAMES, MemoryStore, type MemoryFileState, type MemoryTarget } from "./memory-store.js";
@@ -11,6 +12,8 @@ export interface ScopedMemoriesOptions {
   /** Most scopes kept at once; the least recently used one is shut down beyond it. Default 500. */
   limit?: number;
   logger?: Logger;
+  /** Where the scopes' files are kept, for `forget`; default the folders on disk. */
+  storage?: MemoryStorage;
 }
 
 export interface MemoryScopeContents {
@@ -119,7 +122,7 @@ export class ScopedMemories {
     for (const target of targets.values()) await (await this.managerFor(target)).forgetExternal();
     const uncached = alsoScopes.filter((other) => sameOwner(other, scope) && !targets.has(other.id) && !this.cached.has(other.id));
     await this.forgetUncached([...new Map(uncached.map((other) => [other.id, other])).values()].slice(0, MAX_UNCACHED_FORGOTTEN));
-    const existed = await forgetMemoryFiles(scope);
+    const existed = await forgetMemoryFiles(scope, this.options.storage);
     const erased = new Set(scope.ownDirs);
     await Promise.all(
       [...this.cached.values()]
@@ -177,21 +180,20 @@ function sameOwner(a: MemoryScope, b: MemoryScope): boolean {
   return a.ownDirs.length > 0 && a.ownDirs.length === b.ownDirs.length && a.ownDirs.every((dir) => b.ownDirs.includes(dir));
 }
 
-/** The scope's two files as stored (undefined when one cannot be read). */
-export async function readMemoryScope(scope: MemoryScope): Promise<MemoryScopeContents> {
-  const store = new MemoryStore({ dir: scope.memoryDir, userDir: scope.userDir });
+/** The scope's two files as stored (undefined when one cannot be read); `storage` as the scope's MemoryStore has it. */
+export async function readMemoryScope(scope: MemoryScope, storage?: MemoryStorage): Promise<MemoryScopeContents> {
+  const store = new MemoryStore({ dir: scope.memoryDir, userDir: scope.userDir, storage });
   const [memory, user] = await Promise.all((["memory", "user"] as const).map((target) => store.read(target)));
   return { memory: memory?.ok ? memory.state : undefined, user: user?.ok ? user.state : undefined };
 }
 
 /** Deletes MEMORY.md and USER.md of the folders that are the person's own; true when a file was there. */
-export async function forgetMemoryFiles(scope: MemoryScope): Promise<boolean> {
-  const files = scope.ownDirs.flatMap((dir) => (Object.keys(MEMORY_FILE_NAMES) as MemoryTarget[]).map((target) => path.join(dir, MEMORY_FILE_NAMES[target])));
+export async function forgetMemoryFiles(scope: MemoryScope, storage?: MemoryStorage): Promise<boolean> {
+  const files = scope.ownDirs.flatMap((dir) => (Object.keys(MEMORY_FILE_NAMES) as MemoryTarget[]).map((target) => path.resolve(dir, MEMORY_FILE_NAMES[target])));
   const existed = await Promise.all(
-    files.map(async (file) => {
-      const present = await fs.stat(file).then(() => true, () => false);
-      await fs.rm(file, { force: true });
-      return present;
+    files.map((file) => {
+      const { root, documents } = storage ?? fileMemoryStorage(path.parse(file).root);
+      return documents.remove(memoryDocumentKey(root, file));
     }),
   );
   return existed.some(Boolean);
