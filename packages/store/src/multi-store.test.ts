@@ -1,3 +1,4 @@
+import type { Message } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { assistantMessage, dmSession, STORE_DIALECTS, storeFixtures, userMessage } from "./test-fixtures.js";
 
@@ -94,4 +95,36 @@ describe.each(STORE_DIALECTS)("two stores on one database (%s)", (dialect) => {
     expect(await gateway.toolCheckpoints.forRun(record.id)).toEqual([]);
     expect(await worker.toolCheckpoints.record(checkpoint(9))).toEqual({ saved: false });
   });
+
+  it("keep one model reply per step when both save the same step of a run at once", async () => {
+    const { gateway, worker } = await twoStores();
+    const { record } = await gateway.inbound.recordIfNew({ platform: "telegram", messageId: "m1", payload: "{}", sessionKey: "k", status: "running" });
+    // A worker that lost its lease and the one that took the run over, both at their second model call.
+    await gateway.toolCheckpoints.recordStep({ inboundId: record.id, step: 1, message: { text: "one" } });
+    const saves = await Promise.all(
+      Array.from({ length: 6 }, (_, index) => (index % 2 === 0 ? gateway : worker).toolCheckpoints.recordStep({ inboundId: record.id, step: 2, message: { text: `two-${index}` } })),
+    );
+    expect(saves).toEqual(Array.from({ length: 6 }, () => ({ saved: true })));
+    const steps = await worker.toolCheckpoints.stepsForRun(record.id);
+    expect(steps.map((step) => step.step)).toEqual([1, 2]);
+  });
+
+  it("append to one session in turns when both append at once, each message at a position of its own", async () => {
+    const { gateway, worker } = await twoStores();
+    const { session } = await gateway.sessions.getOrCreateActive(dmSession("u1"));
+    await Promise.all(
+      Array.from({ length: 10 }, (_, index) => (index % 2 === 0 ? gateway : worker).messages.append(session.id, [userMessage(`q${index}`), assistantMessage(`a${index}`)])),
+    );
+    const stored = await worker.messages.list(session.id);
+    expect(stored.map((entry) => entry.seq)).toEqual(Array.from({ length: 20 }, (_, seq) => seq));
+    const texts = stored.map((entry) => textOf(entry.message));
+    // Each append's two messages stay together: q3 is followed by a3.
+    for (let at = 0; at < texts.length; at += 2) expect(texts[at + 1]).toBe(texts[at]?.replace("q", "a"));
+    expect(new Set(texts).size).toBe(20);
+  });
 });
+
+function textOf(message: Message): string {
+  if (typeof message.content === "string") return message.content;
+  return message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+}

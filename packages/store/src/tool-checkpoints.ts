@@ -51,7 +51,7 @@ export interface ToolCheckpointRepository {
 
 export function createToolCheckpointRepository(ctx: StoreContext): ToolCheckpointRepository {
   const { db, exec } = ctx;
-  const isOpen = async (tx: SqlRunner, inboundId: number): Promise<boolean> => (await tx.first(openInbound(db, { inboundId }))) !== undefined;
+  const isOpen = async (tx: SqlRunner, inboundId: number, query = openInbound): Promise<boolean> => (await tx.first(query(db, { inboundId }))) !== undefined;
   return {
     async record(checkpoint) {
       return exec.write(async (tx) => {
@@ -76,7 +76,7 @@ export function createToolCheckpointRepository(ctx: StoreContext): ToolCheckpoin
 
     async recordStep({ inboundId, step, message }) {
       return exec.write(async (tx) => {
-        if (!(await isOpen(tx, inboundId))) return { saved: false };
+        if (!(await isOpen(tx, inboundId, openInboundExclusive))) return { saved: false };
         await tx.run(deleteStepsFrom(db, { inboundId, step }));
         await tx.run(insertStep(db, { inboundId, step, message: JSON.stringify(message), now: ctx.now() }));
         return { saved: true };
@@ -129,6 +129,17 @@ const openInbound = preparedQuery((db, p: Param<{ inboundId: number }>) =>
     .where("id", "=", p("inboundId"))
     .where("status", "in", OPEN_INBOUND_STATUSES)
     .$if(isPostgres(db), (query) => query.forShare()),
+);
+// A step replaces the run's steps from it on (delete, then insert): two saves of one run at once (a worker that lost
+// its lease and its successor) would both delete and then both insert the same step, and the second insert would fail
+// on the unique (inbound_id, step). Locking the row exclusively makes them take turns, as SQLite's write lock does.
+const openInboundExclusive = preparedQuery((db, p: Param<{ inboundId: number }>) =>
+  db
+    .selectFrom("inbound")
+    .select("id")
+    .where("id", "=", p("inboundId"))
+    .where("status", "in", OPEN_INBOUND_STATUSES)
+    .$if(isPostgres(db), (query) => query.forUpdate()),
 );
 const insertCheckpoint = preparedQuery(
   (
