@@ -90,6 +90,10 @@ describe("a gateway and two workers on three HERMES_HOMEs, sharing Redis and Pos
   it("answers a 200-message burst exactly once, and keeps every conversation across a restart of all processes", async () => {
     const workers = [await start("worker", "worker-a", "worker started"), await start("worker", "worker-b", "worker started")];
     let gateway = await start("gateway", "gateway", '"msg":"gateway started"');
+    // Readiness includes the database: writable, on the gateway and on a worker.
+    await waitUntil(async () => (await fetch(`${httpUrl(gateway)}/readyz`)).status === 200, "the gateway to be ready");
+    const ready = (await (await fetch(`${httpUrl(gateway)}/readyz`)).json()) as { checks: Record<string, { ok: boolean; detail: string }> };
+    expect(ready.checks.store).toEqual({ ok: true, detail: "writable" });
 
     const BURST = 200;
     const USERS = 50;

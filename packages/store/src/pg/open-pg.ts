@@ -88,11 +88,15 @@ export async function openPostgresStore(options: OpenStoreOptions & { databaseUr
 async function checkPostgresWritable(pool: pg.Pool, isClosed: () => boolean): Promise<WritableCheck> {
   if (isClosed()) return { ok: false, error: "the database is closed" };
   let client: pg.PoolClient | undefined;
+  let gaveUp = false;
   try {
     const connecting = pool.connect();
     // A connection that arrives after the probe gave up goes back to the pool.
-    connecting.then((late) => (client === undefined ? late.release() : undefined), () => undefined);
-    client = await withTimeout(connecting, WRITABLE_PROBE_TIMEOUT_MS, "no connection to the database");
+    connecting.then((late) => (gaveUp ? late.release() : undefined), () => undefined);
+    client = await withTimeout(connecting, WRITABLE_PROBE_TIMEOUT_MS, "no connection to the database").catch((error: unknown) => {
+      gaveUp = true;
+      throw error;
+    });
     await client.query(`BEGIN READ WRITE`);
     await client.query(`SET LOCAL statement_timeout = ${WRITABLE_PROBE_TIMEOUT_MS}`);
     await client.query("SELECT txid_current()");
