@@ -1,0 +1,24 @@
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import type { Database } from "../database.js";
+import { int8AsNumber } from "../pg/int8-types.js";
+
+/** A server that does not answer within this is reported as unreachable rather than waited for. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * One connection to a PostgreSQL database for an operator command (migrate, copy): the command runs its statements
+ * one after another, and its transaction may run for minutes, so the store's statement timeout is not set.
+ */
+export function connectPostgres(databaseUrl: string, applicationName: string): Kysely<Database> {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    types: int8AsNumber(),
+    max: 1,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    application_name: applicationName,
+  });
+  // A dropped idle connection fails the next statement, which reports it; it must not crash the process meanwhile.
+  pool.on("error", () => undefined);
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
