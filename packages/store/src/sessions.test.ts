@@ -1,4 +1,6 @@
+import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
+import { waitUntil } from "../../../test/support/wait-until.js";
 import { dmSession, STORE_DIALECTS, storeFixtures } from "./test-fixtures.js";
 
 describe.each(STORE_DIALECTS)("%s", (dialect) => {
@@ -136,5 +138,42 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
       expect((await store.sessions.listForUser("telegram", "u1", 2)).map((session) => session.id)).toEqual([sameInstant.id, second.id]);
       expect(await store.sessions.listForUser("telegram", "nobody")).toEqual([]);
     });
+  });
+});
+
+// READ COMMITTED only: a statement that waited for a row lock re-checks that row alone, and rows committed meanwhile
+// are not in its snapshot. SQLite's write lock orders the two transactions whole, so there is nothing to interleave.
+describe("sessions on PostgreSQL, interleaved with another process's transaction", () => {
+  const fixtures = storeFixtures("postgres");
+  afterEach(() => fixtures.cleanup());
+
+  it("ends the session that became active while /new waited for the old one's row lock", async () => {
+    const { store, databaseUrl } = await fixtures.openNew();
+    const { session: parent } = await store.sessions.getOrCreateActive(dmSession("u1"));
+    // Another process compacts the conversation: it holds the parent's row, ends it and starts the child.
+    const compactor = new pg.Client({ connectionString: databaseUrl });
+    await compactor.connect();
+    try {
+      await compactor.query("BEGIN");
+      await compactor.query("SELECT id FROM sessions WHERE id = $1 FOR UPDATE", [parent.id]);
+      const ending = store.sessions.end(parent.key);
+      await waitUntil(async () => {
+        const { rows } = await compactor.query<{ waiting: number }>(
+          "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        );
+        return rows[0]?.waiting === 1;
+      }, "the end of the session to wait for the row lock");
+      await compactor.query("UPDATE sessions SET status = 'ended' WHERE id = $1", [parent.id]);
+      await compactor.query(
+        `INSERT INTO sessions (id, key, platform, chat_id, chat_type, thread_id, user_id, title, status, parent_id, model, created_at, updated_at)
+         SELECT 'child', key, platform, chat_id, chat_type, thread_id, user_id, title, 'active', id, model, created_at, updated_at FROM sessions WHERE id = $1`,
+        [parent.id],
+      );
+      await compactor.query("COMMIT");
+      expect(await ending).toMatchObject({ id: "child", status: "ended" });
+      expect(await store.sessions.active(parent.key)).toBeUndefined();
+    } finally {
+      await compactor.end();
+    }
   });
 });

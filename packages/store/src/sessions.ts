@@ -126,10 +126,17 @@ export function createSessionRepository(ctx: StoreContext): SessionRepository {
     async end(key) {
       return exec.write(async (tx) => {
         const { selectActive, selectById, markEnded } = statements(tx);
-        const session = await selectActive(key);
-        if (session === undefined) return undefined;
-        await markEnded(session.id);
-        return selectById(session.id);
+        for (;;) {
+          const session = await selectActive(key);
+          if (session !== undefined) {
+            await markEnded(session.id);
+            return selectById(session.id);
+          }
+          // On PostgreSQL a locking read that waited for the row re-checks that row alone: when another transaction
+          // ended it and started a successor (a compaction), the successor is not in the read's snapshot. A new read
+          // sees it, and ending that one is what this call is for.
+          if (!isPostgres(db) || (await tx.first(activeOfKey(db, { key }))) === undefined) return undefined;
+        }
       });
     },
 
