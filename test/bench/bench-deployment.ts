@@ -39,18 +39,28 @@ export interface DeploymentOptions {
   gatewayEnv?: Record<string, string>;
   /** A redis-server to use (and leave running) instead of a private one, e.g. to compare with a bare queue on it. */
   redis?: TestRedis;
+  /**
+   * The PostgreSQL store (HERMES_DATABASE_URL): each process then gets an empty HERMES_HOME of its own, as on
+   * separate machines.
+   */
+  databaseUrl?: string;
+  /** How long the scripted model takes to write each answer (two chunks, this far apart); default at once. */
+  replyDelayMs?: number;
 }
 
-function answerFor(request: RecordedRequest): ScriptedReply {
-  const text = JSON.stringify(request.messages.at(-1) ?? "");
-  const mark = MARK.exec(text)?.[1];
-  return { kind: "text", text: mark === undefined ? "answer without a mark" : `answer m${mark}x`, chunks: 1 };
+function answererWith(delayMs: number): (request: RecordedRequest) => ScriptedReply {
+  return (request) => {
+    const text = JSON.stringify(request.messages.at(-1) ?? "");
+    const mark = MARK.exec(text)?.[1];
+    const answer = mark === undefined ? "answer without a mark" : `answer m${mark}x`;
+    return delayMs > 0 ? { kind: "text", text: answer, chunks: 2, delayMsBetweenChunks: delayMs } : { kind: "text", text: answer, chunks: 1 };
+  };
 }
 
 export async function startBenchDeployment(options: DeploymentOptions): Promise<BenchDeployment> {
   const home = await mkdtemp(path.join(os.tmpdir(), "hermes-bench-deploy-"));
   const telegram = await startFakeTelegram({ token: TOKEN });
-  const llm = await startLlmServer({ defaultReply: answerFor });
+  const llm = await startLlmServer({ defaultReply: answererWith(options.replyDelayMs ?? 0) });
   let redis: TestRedis | undefined;
   const apps: AppProcess[] = [];
   const waiting = new Map<string, (at: number) => void>();
@@ -86,14 +96,17 @@ export async function startBenchDeployment(options: DeploymentOptions): Promise<
       TELEGRAM_BOT_TOKEN: TOKEN,
       TELEGRAM_API_ROOT: telegram.apiRoot,
       ...(redis ? { REDIS_URL: redis.url } : {}),
+      ...(options.databaseUrl !== undefined && { HERMES_DATABASE_URL: options.databaseUrl }),
       ...options.env,
     };
+    const ownHome = (name: string): Record<string, string> =>
+      options.databaseUrl === undefined ? {} : { HERMES_HOME: path.join(home, name) };
     for (let i = 0; i < options.workers; i += 1) {
-      const worker = startApp("worker", env);
+      const worker = startApp("worker", { ...env, ...ownHome(`worker-${i}`) });
       apps.push(worker);
       await worker.waitFor("worker started", 30_000);
     }
-    const gateway = startApp("gateway", { ...env, ...options.gatewayEnv });
+    const gateway = startApp("gateway", { ...env, ...ownHome("gateway"), ...options.gatewayEnv });
     apps.unshift(gateway);
     await gateway.waitFor("gateway started", 30_000);
     await telegram.waitForHeldPoll();

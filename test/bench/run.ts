@@ -13,6 +13,7 @@ import { cliHelpBenchmark } from "./cli-help-bench.js";
 import { startupBenchmark } from "./startup-bench.js";
 import { sessionSearchBenchmark, storeAppendBenchmark } from "./store-bench.js";
 import { storeAppendPostgresBenchmark } from "./store-append-pg-bench.js";
+import { scaleOutBenchmark } from "./scale-out-bench.js";
 import { throughputBenchmark } from "./throughput-bench.js";
 import { burstBenchmark, loopDelayBenchmark } from "./burst-bench.js";
 import { footprintBenchmark } from "./footprint-bench.js";
@@ -143,6 +144,7 @@ async function main(): Promise<void> {
       }],
       ["postgres", async () => {
         for (const figure of await storeAppendPostgresBenchmark()) record(figure);
+        for (const figure of await scaleOutBenchmark()) record(figure);
       }],
       ["throughput", async () => {
         for (const figure of await throughputBenchmark()) record(figure);
