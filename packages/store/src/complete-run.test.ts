@@ -87,6 +87,18 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
       expect(await store.deliveries.pending()).toEqual([]);
     });
 
+    it("commits a reply that carries a NUL character and records such an error (PostgreSQL's text cannot hold one: it is dropped there)", async () => {
+      const { store } = await fixtures.openNew();
+      const { input } = await runningInbound(store);
+      const [reply] = input.deliveries;
+      if (reply === undefined) throw new Error("runningInbound has a reply");
+      expect(await store.completeRun({ ...input, deliveries: [{ ...reply, text: "before\u0000after" }] })).toMatchObject({ ok: true });
+      const [claimed] = await store.deliveries.claim({ owner: "sender", platforms: ["telegram"], limit: 1, leaseMs: 1_000 });
+      expect(claimed?.text).toBe(dialect === "sqlite" ? "before\u0000after" : "beforeafter");
+      expect(await store.deliveries.recordFailure(claimed?.id ?? 0, "sender", "reset\u0000", { final: true })).toBe(true);
+      expect((await store.deliveries.get(claimed?.id ?? 0))?.lastError).toBe(dialect === "sqlite" ? "reset\u0000" : "reset");
+    });
+
     it("rolls everything back when a part fails", async () => {
       const { store } = await fixtures.openNew();
       const { input } = await runningInbound(store);

@@ -123,6 +123,15 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
       expect((await store.sessions.get(session.id))?.model).toBeUndefined();
     });
 
+    it("keeps a title that carries a NUL character (PostgreSQL's text cannot hold one: it is dropped there)", async () => {
+      const { store } = await fixtures.openNew();
+      const { session } = await store.sessions.getOrCreateActive(dmSession("u1", { title: "first\u0000" }));
+      await store.sessions.setTitle(session.id, "second\u0000title");
+      const expected = dialect === "sqlite" ? "second\u0000title" : "secondtitle";
+      expect(await store.sessions.get(session.id)).toMatchObject({ title: expected });
+      expect((await store.sessions.getOrCreateActive(dmSession("u1"))).session.title).toBe(expected);
+    });
+
     it("lists a user's sessions newest first, only theirs and only on that platform", async () => {
       const { store } = await fixtures.openNew();
       const { session: first } = await store.sessions.getOrCreateActive(dmSession("u1"));

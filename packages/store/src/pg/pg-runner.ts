@@ -5,6 +5,15 @@ import { compiledStatement, type Query, type RunResult, type SqlRunner } from ".
 const PREPARED_NAME_LIMIT = 512;
 
 /**
+ * PostgreSQL's text cannot hold U+0000, which SQLite stores: it is dropped from every string bound, so a reply, a
+ * title or an error text that carries one is stored without it instead of failing its whole transaction (a completed
+ * run, with it), and a look-up by such a value finds what was stored. JSON (message content, payloads) escapes it.
+ */
+function withoutNul(value: unknown): unknown {
+  return typeof value === "string" && value.includes("\u0000") ? value.replaceAll("\u0000", "") : value;
+}
+
+/**
  * The PostgreSQL runner on a node-postgres pool. A statement outside a transaction takes any pooled connection; a
  * transaction takes one connection for its whole length, and its statements go through its `tx`.
  *
@@ -20,7 +29,8 @@ export function createPostgresRunner(pool: pg.Pool): SqlRunner {
       name = `hermes_${names.size + 1}`;
       names.set(sql, name);
     }
-    return name === undefined ? { text: sql, values: [...parameters] } : { name, text: sql, values: [...parameters] };
+    const values = parameters.map(withoutNul);
+    return name === undefined ? { text: sql, values } : { name, text: sql, values };
   };
 
   const on = (client: pg.Pool | pg.PoolClient, write: SqlRunner["write"]): SqlRunner => ({
