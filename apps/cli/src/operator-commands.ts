@@ -3,6 +3,7 @@ import { BUNDLED_HOOKS_DIR, PairingService, bootstrap, groupChatsOf, openConfigu
 import type { Store } from "@hermes/store";
 import type { ParsedCommand } from "./cli/command-spec.js";
 import { executeHooksCommand } from "./hooks/hooks-command.js";
+import { withSharedHookState } from "./hooks/hooks-shared-state.js";
 import { executeMemoryCommand } from "./memory/memory-command.js";
 import { executePairingCommand } from "./pairing/pairing-command.js";
 import { executeSessionsCommand } from "./sessions/sessions-command.js";
@@ -64,9 +65,16 @@ export async function memoryCommand(command: ParsedCommand, io: OperatorIo): Pro
   return executeMemoryCommand(command, memoryIo(boot.value.config, boot.value.logger, async () => []));
 }
 
-/** `hermes hooks …`: list, enable, disable, install and test hooks; the running gateway picks changes up by itself. */
+/**
+ * `hermes hooks …`: list, enable, disable, install and test hooks; the running gateway picks changes up by itself. With
+ * HERMES_DATABASE_URL the enable state is the database's (hooks-shared-state.ts).
+ */
 export async function hooksCommand(command: ParsedCommand, io: OperatorIo): Promise<number> {
   const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.stderr, logName: "cli", traces: false });
   if (!boot.ok) return boot.exitCode;
-  return executeHooksCommand(command, { stdout: io.stdout, stderr: io.stderr, bundledDir: BUNDLED_HOOKS_DIR, home: boot.value.config.home, logger: silentLogger, cwd: io.cwd });
+  const home = boot.value.config.home;
+  const execute = (): Promise<number> => executeHooksCommand(command, { stdout: io.stdout, stderr: io.stderr, bundledDir: BUNDLED_HOOKS_DIR, home, logger: silentLogger, cwd: io.cwd });
+  if (boot.value.config.databaseUrl === undefined) return execute();
+  const changesState = command.spec.name === "enable" || command.spec.name === "disable";
+  return withStateStore(io, (store, logger) => withSharedHookState({ files: store.sharedFiles, home, stderr: io.stderr, logger }, changesState, execute));
 }

@@ -14,6 +14,7 @@ import {
   createWorkerHealth,
   createRunProcessor,
   onShutdownSignal,
+  sharedFilesFor,
   registerHealthRoutes,
   reportIssue,
   type HookPort,
@@ -35,9 +36,12 @@ async function main(): Promise<number> {
   if (!opened.ok) return reportIssue(process.stderr, opened.issue);
   const store = opened.store;
   process.env.HERMES_HOME = config.home;
+  // With PostgreSQL this home starts empty: skills and hook state come from the database, and again before each run.
+  const sharedFiles = sharedFilesFor(config, { store, logger });
+  await sharedFiles?.sync.pull();
   const hooks = await HookRegistry.load({ bundledDir: BUNDLED_HOOKS_DIR, operatorDir: config.paths.hooks, stateFile: path.join(config.paths.hooks, "state.json"), logger });
   const unwatchHooks = hooks.watch();
-  const built = await createAgentPool(config, { logger, store, metrics: createAgentMetrics(metrics) });
+  const built = await createAgentPool(config, { logger, store, metrics: createAgentMetrics(metrics), sharedFiles: sharedFiles?.sync });
   if (!built.ok) {
     unwatchHooks();
     await store.close();
@@ -60,6 +64,7 @@ async function main(): Promise<number> {
       compressorFor: (key) => pool.compressorFor(key),
       memoryFor: (message, sessionId) => pool.memory.forMessage(message, sessionId),
       reviewerFor: (key, memory) => pool.reviewerFor(key, memory),
+      beforeRun: sharedFiles && ((key) => sharedFiles.sync.beforeRun(key)),
       hooks: hooks as unknown as HookPort,
       dailyBudgetUsd: config.limits.dailyBudgetUsd,
       onBudgetRefused: (message) => budgetRefusals.inc(1, { platform: message.platform }),

@@ -75,4 +75,6 @@ export { abortableSleep, cappedBackoffMs, type AbortableSleep, type BackoffJitte
 export * from "./queue/index.js";
 export type { GatewayEvent, HookOutcome, HookPort, GatewayStore, RunQueuePort, DeliveryPort, TypingPort } from "./core/ports.js";
 export { resolveModelName } from "./agent/model-names.js";
+export { sharedFilesFor, SHARED_FILES_POLL_MS, type SharedFiles } from "./shared-files/shared-files-wiring.js";
+export { SharedFilesSync, HOOK_STATE_PATH, MIRRORED_PREFIXES, SKILLS_FOLDER, type PullOutcome, type SharedFilesSyncOptions } from "./shared-files/shared-files-sync.js";
 export * from "./setup/index.js";

@@ -18,6 +18,8 @@ import {
   type Logger,
   type MemoryManager,
   type ModelBinding,
+  type SkillChangeListener,
+  type SpilledToolOutput,
 } from "@hermes/agent";
 import type { Tracer } from "@opentelemetry/api";
 import { sessionSearchTool, type Store } from "@hermes/store";
@@ -43,6 +45,11 @@ export interface AgentDeps {
   /** OpenTelemetry tracer for the agents; default the global provider's (set up by startTracing, or a no-op). */
   tracer?: Tracer;
   metrics?: AgentMetrics;
+  /**
+   * With HERMES_DATABASE_URL (shared-files-sync.ts): skill changes and saved tool outputs go to the database, and a
+   * pull that changed skills makes every catalog look at the disk again.
+   */
+  sharedFiles?: { onSkillChanged: SkillChangeListener; onSpill(spill: SpilledToolOutput): Promise<void>; onSkillsPulled(listener: () => void): void };
 }
 
 /** Agents for the configured model and for per-conversation /model overrides, sharing skills; memory is per scope. */
@@ -100,8 +107,9 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
     const registry = new ToolRegistry({ logger: deps.logger });
     const enabled = new Set(config.tools);
     if (SKILL_TOOL_NAMES.some((name) => enabled.has(name))) {
-      const skills = registerSkillTools(registry, { ...defaultSkillLocations(config.home), logger: deps.logger });
+      const skills = registerSkillTools(registry, { ...defaultSkillLocations(config.home), logger: deps.logger, onSkillChanged: deps.sharedFiles?.onSkillChanged });
       if (!skills.ok) throw new Error(`skills: ${skills.error}`);
+      deps.sharedFiles?.onSkillsPulled(() => skills.catalog.invalidate());
       for (const name of SKILL_TOOL_NAMES) if (!enabled.has(name)) registry.unregister(name);
     }
     if (enabled.has(SESSION_SEARCH_TOOL)) registry.register(sessionSearchTool(deps.store));
@@ -120,6 +128,8 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
       // Memory comes with each run (RunOptions.memory), from the run's own scope.
       stateDir: config.home,
       budget: { maxSteps: config.maxSteps },
+      // Named relative to the workspace, so the note means the copy a run on another machine restores.
+      resultBudget: deps.sharedFiles && { onSpill: deps.sharedFiles.onSpill, notePathsRelativeTo: config.paths.workspace },
       logger: deps.logger,
       tracer: deps.tracer,
       metrics: deps.metrics,
@@ -135,6 +145,7 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
   const skillLocations = defaultSkillLocations(config.home);
   // Its own catalog without a snapshot file, so it never races the tools' catalog over the cache.
   const reflectionCatalog = new SkillCatalog({ roots: skillLocations.roots, localSkillsDir: skillLocations.localSkillsDir, logger: deps.logger });
+  deps.sharedFiles?.onSkillsPulled(() => reflectionCatalog.invalidate());
   const pool: AgentPool = {
     models: { primary: config.model.model, fallback: config.fallback?.model },
     primary: primary.binding,
@@ -180,7 +191,7 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
           model: primary.binding,
           // Through the scope's manager, so a review's change marks the snapshot stale and reaches the providers.
           memory: scoped,
-          skills: { catalog: reflectionCatalog },
+          skills: { catalog: reflectionCatalog, onSkillChanged: deps.sharedFiles?.onSkillChanged },
           frameworks,
           turnNudgeInterval: config.reflection.interval,
           iterationNudgeInterval: config.reflection.interval,

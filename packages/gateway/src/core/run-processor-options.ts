@@ -25,6 +25,11 @@ export interface RunProcessorOptions {
     sessionKey: string,
     memory?: MemoryManager,
   ): { onTurnStart(turn: number): void; afterRun(run: { messages: Message[]; steps: number; sessionId?: string; personalData?: ConversationPeople }): void } | undefined;
+  /**
+   * Called before each run, before its hooks and agent (with HERMES_DATABASE_URL: brings the skills, hook state and
+   * the session's files from the database into this process's HERMES_HOME). Failures are its own to report.
+   */
+  beforeRun?(sessionKey: string): Promise<void>;
   /** Called before the first run of a new session (e.g. to refresh the memory snapshot). */
   onSessionStart?(sessionId: string): Promise<void>;
   hooks: HookPort;

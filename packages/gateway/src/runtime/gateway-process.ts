@@ -30,6 +30,7 @@ import { settlesWithin, timerScheduler } from "../queue/scheduler.js";
 import { createRunQueue } from "./run-queue.js";
 import { resumeOpenRuns, watchRedisReconnects } from "./redis-reconnects.js";
 import { compressSessionNow } from "./compress-now.js";
+import { sharedFilesFor } from "../shared-files/shared-files-wiring.js";
 import { claimTakeover, createPlatformDuty } from "./platform-duty.js";
 
 /** Replies still get this long to go out at shutdown even when runs get no drain (a failed start). */
@@ -70,6 +71,10 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const store = opened.store;
   // Hook handlers (e.g. the audit log) find the state folder through the environment.
   process.env.HERMES_HOME = config.home;
+  // With PostgreSQL: skills and hook state as the database has them before anything reads them.
+  const sharedFiles = sharedFilesFor(config, { store, logger });
+  await sharedFiles?.sync.pull();
+  const stopSharedFilesPoll = sharedFiles?.poll();
   const hooks = await HookRegistry.load({
     bundledDir: BUNDLED_HOOKS_DIR,
     operatorDir: config.paths.hooks,
@@ -79,8 +84,9 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const unwatchHooks = hooks.watch();
   const hookPort = hooks as unknown as HookPort;
 
-  const queueSetup = await createRunQueue(config, { store, hooks: hookPort, logger, metrics: options.metrics });
+  const queueSetup = await createRunQueue(config, { store, hooks: hookPort, logger, metrics: options.metrics, sharedFiles: sharedFiles?.sync });
   if (!queueSetup.ok) {
+    stopSharedFilesPoll?.();
     unwatchHooks();
     await store.close();
     return queueSetup;
@@ -141,7 +147,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     },
     startAdapters: (started) =>
       startAdapters(started, {
-        context: () => ({ receive: (message) => gateway.receive(message), route: http ? (method, routePath, handler) => http?.route(method, routePath, handler) : undefined }),
+        context: () => ({ receive: (message) => (sharedFiles ? sharedFiles.shareInbound(message).then((shared) => gateway.receive(shared)) : gateway.receive(message)), route: http ? (method, routePath, handler) => http?.route(method, routePath, handler) : undefined }),
         health: health.platforms,
         logger,
       }),
@@ -226,6 +232,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     await delivery.stop();
     typing.stopAll();
     await http?.stop();
+    stopSharedFilesPoll?.();
     unwatchHooks();
     health.close();
     await pool?.shutdown();

@@ -12,6 +12,7 @@ import { InMemorySessionWaiters, wakingSessionLock } from "../queue/session-wait
 import { createWithSessionLock, type WithSessionLock } from "./command-session-lock.js";
 import { createBudgetRefusalsMetric } from "./gateway-metrics.js";
 import { QueueRelay } from "./queue-relay.js";
+import type { SharedFilesSync } from "../shared-files/shared-files-sync.js";
 
 // How long start-up waits for Redis before going on without it (messages are then relayed once it answers).
 const REDIS_START_WAIT_MS = 5_000;
@@ -35,7 +36,7 @@ export type RunQueueSetup =
  */
 export async function createRunQueue(
   config: GatewayConfig,
-  deps: { store: Store; hooks: HookPort; logger: Logger; metrics: MetricsRegistry },
+  deps: { store: Store; hooks: HookPort; logger: Logger; metrics: MetricsRegistry; sharedFiles?: SharedFilesSync },
 ): Promise<RunQueueSetup> {
   if (config.redisUrl) {
     // Loaded only here: an embedded gateway never needs bullmq or ioredis in memory.
@@ -53,9 +54,10 @@ export async function createRunQueue(
     const withSessionLock = createWithSessionLock({ lock: producer.sessionLock(commandWaiters), waiters: commandWaiters, logger: deps.logger });
     return { ok: true, queue: relay, relay, withSessionLock, mode: "bullmq" };
   }
-  const built = await createAgentPool(config, { logger: deps.logger, store: deps.store, metrics: createAgentMetrics(deps.metrics) });
+  const built = await createAgentPool(config, { logger: deps.logger, store: deps.store, metrics: createAgentMetrics(deps.metrics), sharedFiles: deps.sharedFiles });
   if (!built.ok) return built;
   const pool = built.pool;
+  const sharedFiles = deps.sharedFiles;
   const budgetRefusals = createBudgetRefusalsMetric(deps.metrics);
   // One lock for runs and commands; whoever releases it wakes the runs parked behind the session.
   const locks = new InMemorySessionLock();
@@ -68,6 +70,7 @@ export async function createRunQueue(
     compressorFor: (key) => pool.compressorFor(key),
     memoryFor: (message, sessionId) => pool.memory.forMessage(message, sessionId),
     reviewerFor: (key, memory) => pool.reviewerFor(key, memory),
+    beforeRun: sharedFiles && ((key) => sharedFiles.beforeRun(key)),
     hooks: deps.hooks,
     dailyBudgetUsd: config.limits.dailyBudgetUsd,
     onBudgetRefused: (message) => budgetRefusals.inc(1, { platform: message.platform }),

@@ -1,0 +1,118 @@
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { checkSharedPath } from "@hermes/store";
+
+/**
+ * A process's HERMES_HOME seen as the cache of the shared files: paths are the store's (relative, `/`-separated), and
+ * every write lands by rename, so a skill scan or a hook-state read never sees half a file.
+ */
+export class HomeFiles {
+  constructor(readonly home: string) {}
+
+  /** The absolute path of a shared path; undefined for one that could leave HERMES_HOME (it came from the database). */
+  absolute(sharedPath: string): string | undefined {
+    if (checkSharedPath(sharedPath) !== undefined) return undefined;
+    return path.join(this.home, ...sharedPath.split("/"));
+  }
+
+  /** The shared path of a file inside HERMES_HOME; undefined for one outside it. */
+  sharedPathOf(absolute: string): string | undefined {
+    const relative = path.relative(this.home, path.resolve(absolute));
+    const shared = relative.split(path.sep).join("/");
+    return checkSharedPath(shared) === undefined ? shared : undefined;
+  }
+
+  async read(sharedPath: string): Promise<Buffer | undefined> {
+    const file = this.absolute(sharedPath);
+    if (file === undefined) return undefined;
+    return readFile(file).catch((error: unknown) => {
+      if (isMissing(error)) return undefined;
+      throw error;
+    });
+  }
+
+  /** The size of the local copy, undefined when there is none (or it is not a file). */
+  async sizeOf(sharedPath: string): Promise<number | undefined> {
+    const file = this.absolute(sharedPath);
+    if (file === undefined) return undefined;
+    const info = await stat(file).catch((error: unknown) => {
+      if (isMissing(error)) return undefined;
+      throw error;
+    });
+    return info?.isFile() === true ? info.size : undefined;
+  }
+
+  /** The sha256 of the local copy, undefined when there is none. */
+  async hashOf(sharedPath: string): Promise<string | undefined> {
+    const bytes = await this.read(sharedPath);
+    return bytes === undefined ? undefined : sha256(bytes);
+  }
+
+  async write(sharedPath: string, content: Uint8Array): Promise<void> {
+    const file = this.absolute(sharedPath);
+    if (file === undefined) throw new Error(`refusing to write outside HERMES_HOME: ${sharedPath}`);
+    await mkdir(path.dirname(file), { recursive: true });
+    const staging = `${file}.${randomBytes(6).toString("hex")}.sync-tmp`;
+    try {
+      await writeFile(staging, content);
+      await rename(staging, file);
+    } finally {
+      await rm(staging, { force: true });
+    }
+  }
+
+  /**
+   * Deletes the local copy, then every empty folder in the first-level folder below `keepFolder` that holds it (a
+   * skill's folder, whose other files' removals may have left empty subfolders), and that folder itself when empty.
+   */
+  async remove(sharedPath: string, keepFolder: string): Promise<void> {
+    const file = this.absolute(sharedPath);
+    if (file === undefined) return;
+    await rm(file, { force: true });
+    const keep = path.join(this.home, ...keepFolder.split("/").filter(Boolean));
+    const inside = path.relative(keep, file).split(path.sep);
+    if (inside.length < 2 || inside[0] === "..") return;
+    await pruneEmptyFolders(path.join(keep, inside[0] ?? ""));
+  }
+
+  /** Every regular file below a shared folder path (e.g. `skills/<name>`), as shared paths; empty when it is absent. */
+  async filesUnder(sharedFolder: string): Promise<string[]> {
+    const root = this.absolute(sharedFolder);
+    if (root === undefined) return [];
+    const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch((error: unknown) => {
+      if (isMissing(error)) return [];
+      throw error;
+    });
+    const files: string[] = [];
+    for (const entry of entries) {
+      if (!entry.isFile() || entry.name.endsWith(".sync-tmp")) continue;
+      const shared = this.sharedPathOf(path.join(entry.parentPath, entry.name));
+      if (shared !== undefined) files.push(shared);
+    }
+    return files.sort();
+  }
+}
+
+/** Removes empty folders bottom-up; true when `dir` itself went. A folder holding any file stays. */
+async function pruneEmptyFolders(dir: string): Promise<boolean> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => undefined);
+  if (entries === undefined) return false;
+  let left = entries.length;
+  for (const entry of entries) {
+    if (entry.isDirectory() && (await pruneEmptyFolders(path.join(dir, entry.name)))) left -= 1;
+  }
+  if (left > 0) return false;
+  return rmdir(dir).then(
+    () => true,
+    () => false,
+  );
+}
+
+export function sha256(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+function isMissing(error: unknown): boolean {
+  return typeof error === "object" && error !== null && "code" in error && (error.code === "ENOENT" || error.code === "ENOTDIR");
+}

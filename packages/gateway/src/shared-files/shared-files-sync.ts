@@ -1,0 +1,147 @@
+import type { Logger, SkillAction, SpilledToolOutput } from "@hermes/agent";
+import type { SharedFileRepository } from "@hermes/store";
+import { HomeFiles, sha256 } from "./home-files.js";
+
+/** What every process mirrors whole: agent-made skills and the operator's hook enable state. */
+export const SKILLS_FOLDER = "skills";
+export const HOOK_STATE_PATH = "hooks/state.json";
+export const MIRRORED_PREFIXES: readonly string[] = [`${SKILLS_FOLDER}/`, HOOK_STATE_PATH];
+
+export type PullOutcome = { ok: true; written: string[]; removed: string[] } | { ok: false; error: string };
+
+export interface SharedFilesSyncOptions {
+  files: SharedFileRepository;
+  /** This process's HERMES_HOME: a cache of the database, which holds the truth. */
+  home: string;
+  logger: Logger;
+}
+
+/**
+ * Keeps one process's HERMES_HOME in step with the shared files of the database (HERMES_DATABASE_URL): pulls the
+ * skills and hook state changed since its last pull (one indexed query when nothing changed), pushes what this process
+ * changed (a skill after skill_manage, hooks/state.json after `hermes hooks enable`, a saved tool output), and restores
+ * a session's files before its run. Bundled skills and hooks are files of the image and never pass through here.
+ */
+export class SharedFilesSync {
+  readonly homeFiles: HomeFiles;
+  private readonly files: SharedFileRepository;
+  private readonly logger: Logger;
+  private cursor = 0;
+  // Pulls run one after another: a caller must see every change committed before it asked.
+  private lastPull: Promise<unknown> = Promise.resolve();
+  private readonly skillListeners: Array<() => void> = [];
+
+  constructor(options: SharedFilesSyncOptions) {
+    this.files = options.files;
+    this.homeFiles = new HomeFiles(options.home);
+    this.logger = options.logger;
+  }
+
+  /** Called after a pull changed a skill, e.g. to make the skill catalogs look at the disk again at once. */
+  onSkillsPulled(listener: () => void): void {
+    this.skillListeners.push(listener);
+  }
+
+  pull(): Promise<PullOutcome> {
+    const next = this.lastPull.then(() => this.pullNow());
+    this.lastPull = next.catch(() => undefined);
+    return next;
+  }
+
+  private async pullNow(): Promise<PullOutcome> {
+    const written: string[] = [];
+    const removed: string[] = [];
+    try {
+      const rows = await this.files.changedSince(this.cursor, MIRRORED_PREFIXES);
+      for (const row of rows) {
+        if (this.homeFiles.absolute(row.path) === undefined) {
+          this.logger.warn("shared file skipped: its path would leave HERMES_HOME", { path: row.path });
+        } else if (row.deleted) {
+          if ((await this.homeFiles.read(row.path)) !== undefined) {
+            await this.homeFiles.remove(row.path, SKILLS_FOLDER);
+            removed.push(row.path);
+          }
+        } else if ((await this.homeFiles.hashOf(row.path)) !== row.sha256) {
+          await this.homeFiles.write(row.path, row.content);
+          written.push(row.path);
+        }
+        // Advanced row by row: a failed write is tried again by the next pull, and what came before is not.
+        this.cursor = row.version;
+      }
+    } catch (error) {
+      this.logger.warn("shared files: pull failed; this process keeps its copies until the next one", { error: asError(error) });
+      return { ok: false, error: asError(error).message };
+    } finally {
+      if ([...written, ...removed].some((path) => path.startsWith(`${SKILLS_FOLDER}/`))) {
+        for (const listener of this.skillListeners) listener();
+      }
+    }
+    if (written.length + removed.length > 0) this.logger.debug("shared files pulled", { written: written.length, removed: removed.length });
+    return { ok: true, written, removed };
+  }
+
+  /** After a local change of a skill (skill_manage, reflection): its folder as it is now goes to the database. */
+  readonly onSkillChanged = async (name: string, action: SkillAction): Promise<void> => {
+    const folder = `${SKILLS_FOLDER}/${name}`;
+    const local = new Set(await this.homeFiles.filesUnder(folder));
+    const remote = new Map((await this.files.listUnder(`${folder}/`)).map((entry) => [entry.path, entry.sha256]));
+    for (const path of local) {
+      const bytes = await this.homeFiles.read(path);
+      if (bytes === undefined || remote.get(path) === sha256(bytes)) continue;
+      const put = await this.files.put(path, bytes);
+      if (!put.ok) throw new Error(`skill "${name}" (${action}): ${path} was not shared (${put.reason})`);
+    }
+    for (const path of remote.keys()) if (!local.has(path)) await this.files.remove(path);
+  };
+
+  /** After `hermes hooks enable|disable` wrote the state file here. */
+  async pushFile(path: string): Promise<void> {
+    const bytes = await this.homeFiles.read(path);
+    if (bytes === undefined) {
+      await this.files.remove(path);
+      return;
+    }
+    const put = await this.files.put(path, bytes);
+    if (!put.ok) throw new Error(`${path} was not shared (${put.reason})`);
+  }
+
+  /** A saved tool output goes to the database with its session, so a run on another machine can read it too. */
+  readonly onSpill = async (spill: SpilledToolOutput): Promise<void> => {
+    const path = this.homeFiles.sharedPathOf(spill.file);
+    if (path === undefined) throw new Error("the saved output lies outside HERMES_HOME");
+    const put = await this.files.put(path, Buffer.from(spill.content, "utf8"), spill.sessionKey === undefined ? {} : { sessionKey: spill.sessionKey });
+    if (!put.ok) throw new Error(put.reason === "too_large" ? `it is larger than the ${put.maxBytes}-byte limit of shared files` : put.detail);
+  };
+
+  /**
+   * Brings a session's files (attachments, saved tool outputs) that this home lacks. They are written once under
+   * names of their own, so a copy of the right size is taken to be the right one (hashing every attachment before
+   * every run would read them all again).
+   */
+  async restoreSession(sessionKey: string): Promise<{ ok: true; restored: number } | { ok: false; error: string }> {
+    try {
+      let restored = 0;
+      for (const entry of await this.files.listForSession(sessionKey)) {
+        if ((await this.homeFiles.sizeOf(entry.path)) === entry.size) continue;
+        const file = await this.files.get(entry.path);
+        if (file === undefined) continue;
+        await this.homeFiles.write(entry.path, file.content);
+        restored += 1;
+      }
+      return { ok: true, restored };
+    } catch (error) {
+      this.logger.warn("shared files: a session's files could not be restored", { sessionKey, error: asError(error) });
+      return { ok: false, error: asError(error).message };
+    }
+  }
+
+  /** Before a run: skills and hook state as the database has them, and the session's files. */
+  async beforeRun(sessionKey: string): Promise<void> {
+    await this.pull();
+    await this.restoreSession(sessionKey);
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
