@@ -212,6 +212,15 @@ describe("loadConfig errors", () => {
     expect(JSON.stringify(errors)).not.toContain("space-secret");
   });
 
+  it("reads HERMES_DATABASE_URL as a PostgreSQL URL and refuses any other, without printing its password", async () => {
+    expect((await loadOk({ HERMES_DATABASE_URL: "postgres://hermes:pw@db:5432/hermes" })).databaseUrl).toBe("postgres://hermes:pw@db:5432/hermes");
+    expect((await loadOk({ HERMES_DATABASE_URL: "postgresql://db/hermes" })).databaseUrl).toBe("postgresql://db/hermes");
+    expect((await loadOk({})).databaseUrl).toBeUndefined();
+    const errors = await loadErrors({ HERMES_DATABASE_URL: "mysql://root:db-secret@db/hermes" });
+    expect(errors).toEqual([{ setting: "HERMES_DATABASE_URL", message: "must be a postgres:// or postgresql:// URL" }]);
+    expect(JSON.stringify(errors)).not.toContain("db-secret");
+  });
+
   it("never puts a secret value in an error", async () => {
     const result = await load({ SLACK_BOT_TOKEN: "xoxb-1", SLACK_APP_TOKEN: "xoxp-very-secret-value", REDIS_URL: "tcp://:pw-secret@h" });
     expect(JSON.stringify(result)).not.toMatch(/very-secret|pw-secret/);

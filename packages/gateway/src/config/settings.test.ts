@@ -42,13 +42,14 @@ describe("SETTINGS", () => {
     for (const setting of SETTINGS) expect(setting.description.length).toBeGreaterThan(10);
   });
 
-  it("marks keys, tokens, signing secrets and the Redis URL as secret, and nothing else", () => {
+  it("marks keys, tokens, signing secrets and the Redis and database URLs as secret, and nothing else", () => {
     const secrets = SETTINGS.filter((setting) => setting.secret).map((setting) => setting.name);
     expect(secrets.sort()).toEqual(
       [
         "BRAVE_API_KEY",
         "DISCORD_BOT_TOKEN",
         "HERMES_API_KEY",
+        "HERMES_DATABASE_URL",
         "HERMES_FALLBACK_API_KEY",
         "HERMES_METRICS_TOKEN",
         "REDIS_URL",
