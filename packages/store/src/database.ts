@@ -15,6 +15,7 @@ export interface Database {
   tool_checkpoints: ToolCheckpointsTable;
   run_steps: RunStepsTable;
   user_daily_usage: UserDailyUsageTable;
+  memory_documents: MemoryDocumentsTable;
   shared_files: SharedFilesTable;
 }
 
@@ -185,5 +186,14 @@ export interface SharedFilesTable {
   version: number;
   deleted: Generated<number>;
   session_key: string | null;
+  updated_at: number;
+}
+
+/** Migration 0009: MEMORY.md and USER.md of each scope when memory follows the database (memory-documents.ts). */
+export interface MemoryDocumentsTable {
+  /** The file's path below the memory root, `/`-separated. */
+  key: string;
+  text: string;
+  version: number;
   updated_at: number;
 }

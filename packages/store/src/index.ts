@@ -17,6 +17,7 @@ export type { ChatSettings, ChatSettingsRepository, MentionMode } from "./chat-s
 export type { RetentionCounts, RetentionPolicy, RetentionRepository } from "./retention.js";
 export type { NewToolCheckpoint, RunStep, ToolCheckpoint, ToolCheckpointRepository } from "./tool-checkpoints.js";
 export type { CompleteRun, CompleteRunInput, CompleteRunResult } from "./complete-run.js";
+export type { MemoryDocumentRepository } from "./memory-documents.js";
 export { DEFAULT_MAX_SHARED_FILE_BYTES, checkSharedPath, type SharedFile, type SharedFileEntry, type SharedFilePut, type SharedFileRepository } from "./shared-files.js";
 export { sessionSearchTool } from "./session-search-tool.js";
 export { estimateTokens, searchableText } from "./message-text.js";

@@ -3,6 +3,7 @@ import { createChatSettingsRepository, type ChatSettingsRepository } from "./cha
 import { createCompleteRun, type CompleteRun } from "./complete-run.js";
 import { createDeliveryRepository, type DeliveryRepository } from "./deliveries.js";
 import { createInboundRepository, type InboundRepository } from "./inbound.js";
+import { createMemoryDocumentRepository, type MemoryDocumentRepository } from "./memory-documents.js";
 import { createMessageRepository, type MessageRepository } from "./messages.js";
 import { createPairingRepository, type PairingRepository } from "./pairing.js";
 import { createRetentionRepository, type RetentionRepository } from "./retention.js";
@@ -29,6 +30,8 @@ export interface Store {
   retention: RetentionRepository;
   /** The finished tool calls of runs still open, replayed when a run is taken up again after a crash. */
   toolCheckpoints: ToolCheckpointRepository;
+  /** Every memory scope's MEMORY.md and USER.md, when memory follows the database (HERMES_DATABASE_URL). */
+  memoryDocuments: MemoryDocumentRepository;
   /** Files that follow the deployment, not one machine (agent-made skills, hook state, session files); see shared-files.ts. */
   sharedFiles: SharedFileRepository;
   /**
@@ -68,6 +71,7 @@ export function createStore(
     chatSettings: retrying(createChatSettingsRepository(ctx)),
     retention: retrying(createRetentionRepository(ctx)),
     toolCheckpoints: retrying(createToolCheckpointRepository(ctx)),
+    memoryDocuments: retrying(createMemoryDocumentRepository(ctx)),
     sharedFiles: retrying(createSharedFileRepository(ctx)),
     completeRun: retryingFunction(createCompleteRun(ctx), busyRetry),
     checkWritable,

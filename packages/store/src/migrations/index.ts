@@ -7,6 +7,7 @@ import { runStepsMigration } from "./0005-run-steps.js";
 import { deliveryClaimsMigration } from "./0006-delivery-claims.js";
 import { userDailyUsageMigration } from "./0007-user-daily-usage.js";
 import { searchOwnerMigration } from "./0008-search-owner.js";
+import { memoryDocumentsMigration } from "./0009-memory-documents.js";
 import { sharedFilesMigration } from "./0010-shared-files.js";
 
 /** Every schema version in order. Names sort in apply order; never rename or edit one that has shipped. */
@@ -19,6 +20,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ["0006_delivery_claims", deliveryClaimsMigration],
   ["0007_user_daily_usage", userDailyUsageMigration],
   ["0008_search_owner", searchOwnerMigration],
+  ["0009_memory_documents", memoryDocumentsMigration],
   ["0010_shared_files", sharedFilesMigration],
 ];
 

@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from "kysely";
 import { initialPostgresMigration } from "./0001-initial.js";
+import { memoryDocumentsPostgresMigration } from "./0009-memory-documents.js";
 import { sharedFilesPostgresMigration } from "./0010-shared-files.js";
 
 /**
@@ -8,6 +9,7 @@ import { sharedFilesPostgresMigration } from "./0010-shared-files.js";
  */
 const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ["0001_initial", initialPostgresMigration],
+  ["0009_memory_documents", memoryDocumentsPostgresMigration],
   ["0010_shared_files", sharedFilesPostgresMigration],
 ];
 
