@@ -15,20 +15,37 @@ const STOP_WORDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Splits free text into FTS5 terms that cannot carry FTS5 syntax: each whitespace-separated word becomes a
- * double-quoted string (inner quotes doubled), so operators, column filters, NEAR groups and prefix stars typed by the
- * user are plain words. Words without a letter or digit would be empty phrases and are dropped.
+ * The words of free text a search looks for, on either dialect: whitespace-separated, in NFC, without control
+ * characters (FTS5 reads a NUL inside a string as its end, PostgreSQL refuses it), duplicates, or words without a
+ * letter or digit (nothing to match), and at most MAX_TERMS of them. They are values, never query syntax.
+ */
+export function searchWords(text: string): string[] {
+  const words: string[] = [];
+  for (const word of text.normalize("NFC").replace(/\p{Cc}/gu, " ").split(/\s+/u)) {
+    if (!WORD_CHARACTER.test(word) || words.includes(word)) continue;
+    words.push(word);
+    if (words.length === MAX_TERMS) break;
+  }
+  return words;
+}
+
+/** Whether a search word only filters and never ranks (see STOP_WORDS). */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word.toLowerCase());
+}
+
+/**
+ * Splits free text into FTS5 terms that cannot carry FTS5 syntax: each word (searchWords) becomes a double-quoted
+ * string (inner quotes doubled), so operators, column filters, NEAR groups and prefix stars typed by the user are plain
+ * words.
  */
 export function ftsTerms(text: string): string[] {
-  const terms: string[] = [];
-  // Control characters go first: FTS5 reads a NUL inside a string as its end.
-  for (const word of text.normalize("NFC").replace(/\p{Cc}/gu, " ").split(/\s+/u)) {
-    if (!WORD_CHARACTER.test(word)) continue;
-    const quoted = `"${word.replaceAll('"', '""')}"`;
-    if (!terms.includes(quoted)) terms.push(quoted);
-    if (terms.length === MAX_TERMS) break;
-  }
-  return terms;
+  return searchWords(text).map(ftsTerm);
+}
+
+/** One word as an FTS5 string: a phrase of its tokens, never syntax. */
+export function ftsTerm(word: string): string {
+  return `"${word.replaceAll('"', '""')}"`;
 }
 
 export function ftsMatchExpression(terms: readonly string[], join: TermJoin): string {
@@ -54,5 +71,5 @@ export function ownedMatchExpression(ownerToken: string, terms: readonly string[
 
 /** The terms that rank results (see STOP_WORDS); the others only filter. */
 export function rankingTerms(terms: readonly string[]): string[] {
-  return terms.filter((term) => !STOP_WORDS.has(term.slice(1, -1).toLowerCase()));
+  return terms.filter((term) => !isStopWord(term.slice(1, -1)));
 }

@@ -1,16 +1,13 @@
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { searchOwnerToken } from "./fts-query.js";
-import { conversation, dmSession, storeFixtures } from "./test-fixtures.js";
-
-const fixtures = storeFixtures();
-afterEach(() => fixtures.cleanup());
+import { conversation, dmSession, STORE_DIALECTS, storeFixtures } from "./test-fixtures.js";
 
 /**
  * FTS5's 'integrity-check' compares the index with the rows that exist, so it misses entries left behind for rows
  * that are gone (what a session deleted by ON DELETE CASCADE would leave): the owner tokens are compared on their own.
  */
-function expectIndexIntact(file: string): void {
+function expectFtsIndexIntact(file: string): void {
   withDatabase(file, (sqlite) => {
     expect(() => sqlite.prepare("INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')").run()).not.toThrow();
     sqlite.exec("CREATE VIRTUAL TABLE temp.index_terms USING fts5vocab(main, messages_fts, col)");
@@ -31,7 +28,10 @@ function withDatabase<T>(file: string, work: (sqlite: BetterSqlite3.Database) =>
   }
 }
 
-describe("search index owner", () => {
+describe("search index owner (SQLite's FTS5 owner token)", () => {
+  const fixtures = storeFixtures("sqlite");
+  afterEach(() => fixtures.cleanup());
+
   it("builds in JavaScript the token SQLite's triggers index, for any platform and user id", async () => {
     const { file } = await fixtures.openNew();
     const owners = [
@@ -48,6 +48,16 @@ describe("search index owner", () => {
     expect(searchOwnerToken("telegram", "a b")).not.toBe(searchOwnerToken("telegram", "a-b"));
     expect(searchOwnerToken("tele", "gram1")).not.toBe(searchOwnerToken("telegram", "1"));
   });
+});
+
+describe.each(STORE_DIALECTS)("search owner on %s", (dialect) => {
+  const fixtures = storeFixtures(dialect);
+  afterEach(() => fixtures.cleanup());
+
+  /** SQLite's index must also hold exactly the owners of the rows that exist; PostgreSQL's is the row's own column. */
+  function expectIndexIntact(file: string): void {
+    if (dialect === "sqlite") expectFtsIndexIntact(file);
+  }
 
   it("keeps users whose ids differ only in punctuation or case apart", async () => {
     const { store } = await fixtures.openNew();
@@ -72,14 +82,14 @@ describe("search index owner", () => {
     expectIndexIntact(file);
     expect((await store.search({ platform: "telegram", userId: "alice", text: "lighthouse" })).map((hit) => hit.seq)).toEqual([0]);
 
-    // Nothing in the store moves a session to another user today; the trigger keeps the index right if something does.
-    withDatabase(file, (sqlite) => sqlite.prepare("UPDATE sessions SET user_id = 'carol' WHERE id = ?").run(alice.id));
+    // Nothing in the store moves a session to another user today; the search follows if something does.
+    await fixtures.sql(file, `UPDATE sessions SET user_id = 'carol' WHERE id = '${alice.id}'`);
     expectIndexIntact(file);
     expect(await store.search({ platform: "telegram", userId: "alice", text: "lighthouse" })).toEqual([]);
     expect((await store.search({ platform: "telegram", userId: "carol", text: "lighthouse" })).map((hit) => hit.sessionId)).toEqual([alice.id]);
 
     // A session deleted directly (not through retention, which deletes its messages first) takes its index entries along.
-    withDatabase(file, (sqlite) => sqlite.prepare("DELETE FROM sessions WHERE id = ?").run(bob.id));
+    await fixtures.sql(file, `DELETE FROM sessions WHERE id = '${bob.id}'`);
     expectIndexIntact(file);
     expect(await store.search({ platform: "telegram", userId: "bob", text: "lighthouse" })).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import { ftsTerms, ownedMatchExpression, rankingTerms, searchOwnerToken, type TermJoin } from "./fts-query.js";
-import { createPostgresSessionSearch } from "./pg/search-pg.js";
+import { ftsTerm, ownedMatchExpression, rankingTerms, searchOwnerToken, searchWords, type TermJoin } from "./fts-query.js";
+import { createPostgresSearchPage } from "./pg/search-pg.js";
 import type { StoreContext } from "./store-context.js";
 import type { SearchHit } from "./types.js";
 
@@ -15,6 +15,9 @@ export interface SearchQuery {
 
 export type SearchSessions = (query: SearchQuery) => Promise<SearchHit[]>;
 
+/** One dialect's statement: up to `limit` hits for the words (searchWords), all of them or any, best first. */
+export type SearchPage = (query: SearchQuery, words: readonly string[], join: TermJoin, limit: number) => Promise<SearchHit[]>;
+
 export const DEFAULT_SEARCH_LIMIT = 10;
 export const MAX_SEARCH_LIMIT = 50;
 const SNIPPET_TOKENS = 16;
@@ -26,11 +29,32 @@ const SNIPPET_TOKENS = 16;
  * Only the user's rows are matched (the index's owner token, migration 0008) and the join to their sessions checks
  * platform and user again, so the token is never the only thing between one user's history and another's. Stop
  * words filter but do not rank (see rankingTerms); a query of stop words only lists the newest matches first. The
- * snippet marks every term and is built for the returned rows only.
+ * snippet marks every term and is built for the returned rows only. PostgreSQL follows the same rules with its own
+ * statement (pg/search-pg.ts).
  */
 export function createSessionSearch(ctx: StoreContext): SearchSessions {
-  if (ctx.exec.dialect === "postgres") return createPostgresSessionSearch(ctx);
-  const run = async (query: SearchQuery, terms: readonly string[], join: TermJoin, limit: number): Promise<SearchHit[]> => {
+  const run = ctx.exec.dialect === "postgres" ? createPostgresSearchPage(ctx) : createSqliteSearchPage(ctx);
+  return async (query) => {
+    const words = searchWords(query.text);
+    if (words.length === 0) return [];
+    const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(query.limit ?? DEFAULT_SEARCH_LIMIT)));
+    try {
+      const hits = await run(query, words, "all", limit);
+      if (hits.length > 0 || words.length === 1) return hits;
+      return await run(query, words, "any", limit);
+    } catch (error) {
+      if (isFtsQueryError(error)) {
+        ctx.logger.warn("session search query rejected by FTS5", { error: error.message });
+        return [];
+      }
+      throw error;
+    }
+  };
+}
+
+function createSqliteSearchPage(ctx: StoreContext): SearchPage {
+  return async (query, words, join, limit) => {
+    const terms = words.map(ftsTerm);
     const owner = searchOwnerToken(query.platform, query.userId);
     const matching = ownedMatchExpression(owner, terms, join);
     const ranking = rankingTerms(terms);
@@ -70,23 +94,6 @@ export function createSessionSearch(ctx: StoreContext): SearchSessions {
         .orderBy("id", "desc"),
     );
     return rows.map((row) => ({ ...row, title: row.title ?? undefined }));
-  };
-
-  return async (query) => {
-    const terms = ftsTerms(query.text);
-    if (terms.length === 0) return [];
-    const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(query.limit ?? DEFAULT_SEARCH_LIMIT)));
-    try {
-      const hits = await run(query, terms, "all", limit);
-      if (hits.length > 0 || terms.length === 1) return hits;
-      return await run(query, terms, "any", limit);
-    } catch (error) {
-      if (isFtsQueryError(error)) {
-        ctx.logger.warn("session search query rejected by FTS5", { error: error.message });
-        return [];
-      }
-      throw error;
-    }
   };
 }
 

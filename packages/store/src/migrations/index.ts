@@ -22,6 +22,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ["0008_search_owner", searchOwnerMigration],
   ["0009_memory_documents", memoryDocumentsMigration],
   ["0010_shared_files", sharedFilesMigration],
+  // 0011 is PostgreSQL's own 0011_search_folded (pg/migrations): the next migration here, on both dialects, is 0012.
 ];
 
 export function migrationNames(): string[] {

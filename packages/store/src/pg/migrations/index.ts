@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from "kysely";
 import { initialPostgresMigration } from "./0001-initial.js";
 import { memoryDocumentsPostgresMigration } from "./0009-memory-documents.js";
 import { sharedFilesPostgresMigration } from "./0010-shared-files.js";
+import { searchFoldedMigration } from "./0011-search-folded.js";
 
 /**
  * Every PostgreSQL schema version in order. Names sort in apply order; never rename or edit one that has shipped. A
@@ -11,6 +12,8 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ["0001_initial", initialPostgresMigration],
   ["0009_memory_documents", memoryDocumentsPostgresMigration],
   ["0010_shared_files", sharedFilesPostgresMigration],
+  // PostgreSQL only (SQLite's FTS5 tokenizer folds case and accents itself): SQLite's next migration is 0012.
+  ["0011_search_folded", searchFoldedMigration],
 ];
 
 export function postgresMigrationNames(): string[] {
