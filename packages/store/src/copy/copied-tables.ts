@@ -34,6 +34,8 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: "chat_settings" },
   { name: "user_daily_usage" },
   { name: "shared_files", sequences: { version: "shared_files_version" } },
+  // Empty on an install that keeps memory in files (without HERMES_DATABASE_URL), as SQLite installs do.
+  { name: "memory_documents" },
 ];
 
 /** FTS5 keeps an index in these tables next to the virtual table itself. */
