@@ -1,5 +1,6 @@
 import type { Message } from "@mariozechner/pi-ai";
 import { addDelivery } from "./deliveries.js";
+import { isPostgres } from "./dialect.js";
 import { appendMessages } from "./messages.js";
 import { preparedQuery, type Param } from "./prepared-query.js";
 import { sessionStatements } from "./sessions.js";
@@ -53,6 +54,10 @@ export function createCompleteRun(ctx: StoreContext): CompleteRun {
       };
       const sessions = sessionStatements(txCtx);
       if (input.compacted) {
+        // Locks in the order of the plain finish (the inbound as it closes, then the session appendMessages touches):
+        // session first here deadlocked on PostgreSQL with a plain finish of the same run at the same moment, which the
+        // server breaks only after deadlock_timeout (a second), to be retried.
+        if (isPostgres(db)) await tx.first(lockedStatusOf(db, { id: input.inboundId }));
         const parent = await sessions.selectById(input.sessionId);
         if (parent === undefined || parent.status !== "active") return (await notOpen()) ?? { ok: false, reason: "session_changed" };
       }
@@ -79,6 +84,7 @@ export function createCompleteRun(ctx: StoreContext): CompleteRun {
 }
 
 const statusOf = preparedQuery((db, p: Param<{ id: number }>) => db.selectFrom("inbound").select("status").where("id", "=", p("id")));
+const lockedStatusOf = preparedQuery((db, p: Param<{ id: number }>) => db.selectFrom("inbound").select("status").where("id", "=", p("id")).forUpdate());
 const close = preparedQuery((db, p: Param<{ id: number; status: InboundStatus; now: number }>) =>
   db.updateTable("inbound").set({ status: p("status"), updated_at: p("now") }).where("id", "=", p("id")).where("status", "in", OPEN_INBOUND_STATUSES),
 );
