@@ -1,172 +1,164 @@
-import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { DAY_MS } from "./retention.js";
 import type { Store } from "./store.js";
-import { conversation, dmSession, storeFixtures } from "./test-fixtures.js";
+import { conversation, dmSession, STORE_DIALECTS, storeFixtures } from "./test-fixtures.js";
 import type { InboundStatus } from "./types.js";
 
-const fixtures = storeFixtures();
-afterEach(() => fixtures.cleanup());
+describe.each(STORE_DIALECTS)("%s", (dialect) => {
+  const fixtures = storeFixtures(dialect);
+  afterEach(() => fixtures.cleanup());
 
-const NO_CHANGES = { inbound: 0, deliveries: 0, pairingRequests: 0, pairingFailures: 0, sessions: 0, messages: 0 };
+  const NO_CHANGES = { inbound: 0, deliveries: 0, pairingRequests: 0, pairingFailures: 0, sessions: 0, messages: 0 };
 
-async function inbound(store: Store, messageId: string, status: InboundStatus): Promise<number> {
-  const { record } = await store.inbound.recordIfNew({ platform: "telegram", messageId, payload: `{"text":"${messageId}"}`, status });
-  return record.id;
-}
-
-async function delivery(store: Store, text: string, outcome: "sent" | "failed" | "pending"): Promise<number> {
-  // A chat of its own, so the claim (oldest pending row of each chat) reaches it.
-  const record = await store.deliveries.enqueue({ platform: "telegram", chatId: `chat-${text}`, text, kind: "reply" });
-  if (outcome !== "pending") await store.deliveries.claim({ owner: "sender", platforms: ["telegram"], limit: 1_000, leaseMs: 60_000 });
-  if (outcome === "sent") await store.deliveries.markSent(record.id, "sender");
-  if (outcome === "failed") await store.deliveries.recordFailure(record.id, "sender", "403 Forbidden", { final: true });
-  return record.id;
-}
-
-async function pairingRequest(store: Store, userId: string): Promise<void> {
-  const now = fixtures.now();
-  await store.pairing.createRequest({ platform: "telegram", userId, chatId: userId, codeHash: `hash-${userId}`, salt: "s", createdAt: now, expiresAt: now + 3_600_000 });
-}
-
-function count(file: string, sql: string): number {
-  const sqlite = new BetterSqlite3(file, { readonly: true });
-  try {
-    return (sqlite.prepare(sql).get() as { n: number }).n;
-  } finally {
-    sqlite.close();
+  async function inbound(store: Store, messageId: string, status: InboundStatus): Promise<number> {
+    const { record } = await store.inbound.recordIfNew({ platform: "telegram", messageId, payload: `{"text":"${messageId}"}`, status });
+    return record.id;
   }
-}
 
-describe("retention", () => {
-  it("deletes finished operational records older than the window and keeps recent and unfinished ones", async () => {
-    const { store, file } = await fixtures.openNew();
-    for (const status of ["answered", "failed", "cancelled", "ignored"] as const) await inbound(store, `old-${status}`, status);
-    const oldOpen = await Promise.all((["received", "queued", "running"] as const).map((status) => inbound(store, `old-${status}`, status)));
-    await delivery(store, "old sent", "sent");
-    await delivery(store, "old failed", "failed");
-    const oldPending = await delivery(store, "old pending", "pending");
-    await pairingRequest(store, "old-user");
-    await store.pairing.recordFailure("telegram", fixtures.now());
-    await store.pairing.approve({ platform: "telegram", userId: "old-user" }, fixtures.now());
+  async function delivery(store: Store, text: string, outcome: "sent" | "failed" | "pending"): Promise<number> {
+    // A chat of its own, so the claim (oldest pending row of each chat) reaches it.
+    const record = await store.deliveries.enqueue({ platform: "telegram", chatId: `chat-${text}`, text, kind: "reply" });
+    if (outcome !== "pending") await store.deliveries.claim({ owner: "sender", platforms: ["telegram"], limit: 1_000, leaseMs: 60_000 });
+    if (outcome === "sent") await store.deliveries.markSent(record.id, "sender");
+    if (outcome === "failed") await store.deliveries.recordFailure(record.id, "sender", "403 Forbidden", { final: true });
+    return record.id;
+  }
 
-    fixtures.advance(31 * DAY_MS);
-    const recentAnswered = await inbound(store, "recent-answered", "answered");
-    await store.inbound.setStatus(recentAnswered, "answered");
-    const recentSent = await delivery(store, "recent sent", "sent");
-    await pairingRequest(store, "recent-user");
-    await store.pairing.recordFailure("telegram", fixtures.now());
+  async function pairingRequest(store: Store, userId: string): Promise<void> {
+    const now = fixtures.now();
+    await store.pairing.createRequest({ platform: "telegram", userId, chatId: userId, codeHash: `hash-${userId}`, salt: "s", createdAt: now, expiresAt: now + 3_600_000 });
+  }
 
-    const counts = await store.retention.prune({ now: fixtures.now(), days: 30 });
-    expect(counts).toEqual({ inbound: 4, deliveries: 2, pairingRequests: 1, pairingFailures: 1, sessions: 0, messages: 0 });
+  async function count(file: string, sql: string): Promise<number | undefined> {
+    return (await fixtures.sql<{ n: number }>(file, sql))[0]?.n;
+  }
 
-    const remaining = (await store.inbound.recent(100)).map((record) => record.messageId).sort();
-    expect(remaining).toEqual(["old-queued", "old-received", "old-running", "recent-answered"]);
-    expect((await store.inbound.unfinished(10)).map((record) => record.id)).toEqual(oldOpen);
-    expect((await store.deliveries.pending()).map((record) => record.id)).toEqual([oldPending]);
-    expect(count(file, "SELECT count(*) AS n FROM deliveries")).toBe(2);
-    expect(count(file, `SELECT count(*) AS n FROM deliveries WHERE id = ${recentSent}`)).toBe(1);
-    expect((await store.pairing.latestRequestForUser("telegram", "recent-user"))?.userId).toBe("recent-user");
-    expect(await store.pairing.latestRequestForUser("telegram", "old-user")).toBeUndefined();
-    expect(await store.pairing.failuresSince("telegram", 0)).toBe(1);
-    expect(await store.pairing.isApproved("telegram", "old-user")).toBe(true);
+  describe("retention", () => {
+    it("deletes finished operational records older than the window and keeps recent and unfinished ones", async () => {
+      const { store, file } = await fixtures.openNew();
+      for (const status of ["answered", "failed", "cancelled", "ignored"] as const) await inbound(store, `old-${status}`, status);
+      const oldOpen = await Promise.all((["received", "queued", "running"] as const).map((status) => inbound(store, `old-${status}`, status)));
+      await delivery(store, "old sent", "sent");
+      await delivery(store, "old failed", "failed");
+      const oldPending = await delivery(store, "old pending", "pending");
+      await pairingRequest(store, "old-user");
+      await store.pairing.recordFailure("telegram", fixtures.now());
+      await store.pairing.approve({ platform: "telegram", userId: "old-user" }, fixtures.now());
 
-    expect(await store.retention.prune({ now: fixtures.now(), days: 30 })).toEqual(NO_CHANGES);
-  });
+      fixtures.advance(31 * DAY_MS);
+      const recentAnswered = await inbound(store, "recent-answered", "answered");
+      await store.inbound.setStatus(recentAnswered, "answered");
+      const recentSent = await delivery(store, "recent sent", "sent");
+      await pairingRequest(store, "recent-user");
+      await store.pairing.recordFailure("telegram", fixtures.now());
 
-  it("keeps deduplicating a recent message that the platform redelivers", async () => {
-    const { store } = await fixtures.openNew();
-    const id = await inbound(store, "update-7", "queued");
-    await store.inbound.setStatus(id, "answered");
-    fixtures.advance(DAY_MS - 1);
+      const counts = await store.retention.prune({ now: fixtures.now(), days: 30 });
+      expect(counts).toEqual({ inbound: 4, deliveries: 2, pairingRequests: 1, pairingFailures: 1, sessions: 0, messages: 0 });
 
-    expect(await store.retention.prune({ now: fixtures.now(), days: 1 })).toEqual(NO_CHANGES);
-    const redelivered = await store.inbound.recordIfNew({ platform: "telegram", messageId: "update-7", payload: "{}", status: "received" });
-    expect(redelivered).toMatchObject({ created: false, record: { id, status: "answered" } });
-  });
+      const remaining = (await store.inbound.recent(100)).map((record) => record.messageId).sort();
+      expect(remaining).toEqual(["old-queued", "old-received", "old-running", "recent-answered"]);
+      expect((await store.inbound.unfinished(10)).map((record) => record.id)).toEqual(oldOpen);
+      expect((await store.deliveries.pending()).map((record) => record.id)).toEqual([oldPending]);
+      expect(await count(file, "SELECT count(*) AS n FROM deliveries")).toBe(2);
+      expect(await count(file, `SELECT count(*) AS n FROM deliveries WHERE id = ${recentSent}`)).toBe(1);
+      expect((await store.pairing.latestRequestForUser("telegram", "recent-user"))?.userId).toBe("recent-user");
+      expect(await store.pairing.latestRequestForUser("telegram", "old-user")).toBeUndefined();
+      expect(await store.pairing.failuresSince("telegram", 0)).toBe(1);
+      expect(await store.pairing.isApproved("telegram", "old-user")).toBe(true);
 
-  it("measures age from a message's last change, not from its arrival", async () => {
-    const { store } = await fixtures.openNew();
-    const id = await inbound(store, "slow", "running");
-    fixtures.advance(40 * DAY_MS);
-    await store.inbound.setStatus(id, "answered");
-    fixtures.advance(DAY_MS);
-    expect((await store.retention.prune({ now: fixtures.now(), days: 30 })).inbound).toBe(0);
-    fixtures.advance(30 * DAY_MS);
-    expect((await store.retention.prune({ now: fixtures.now(), days: 30 })).inbound).toBe(1);
-  });
+      expect(await store.retention.prune({ now: fixtures.now(), days: 30 })).toEqual(NO_CHANGES);
+    });
 
-  it("deletes in batches until nothing old is left", async () => {
-    const { store } = await fixtures.openNew();
-    for (let index = 0; index < 1_234; index += 1) await inbound(store, `bulk-${index}`, "answered");
-    fixtures.advance(2 * DAY_MS);
-    expect((await store.retention.prune({ now: fixtures.now(), days: 1 })).inbound).toBe(1_234);
-    expect(await store.inbound.recent(10)).toEqual([]);
-  });
+    it("keeps deduplicating a recent message that the platform redelivers", async () => {
+      const { store } = await fixtures.openNew();
+      const id = await inbound(store, "update-7", "queued");
+      await store.inbound.setStatus(id, "answered");
+      fixtures.advance(DAY_MS - 1);
 
-  it("stops between batches once its signal is aborted", async () => {
-    const { store } = await fixtures.openNew();
-    for (let index = 0; index < 600; index += 1) await inbound(store, `bulk-${index}`, "answered");
-    fixtures.advance(2 * DAY_MS);
-    const controller = new AbortController();
-    const pruning = store.retention.prune({ now: fixtures.now(), days: 1, signal: controller.signal });
-    controller.abort();
-    expect((await pruning).inbound).toBe(500);
-    expect((await store.inbound.recent(1_000)).length).toBe(100);
-    expect(await store.retention.prune({ now: fixtures.now(), days: 1, signal: AbortSignal.abort() })).toEqual(NO_CHANGES);
-  });
+      expect(await store.retention.prune({ now: fixtures.now(), days: 1 })).toEqual(NO_CHANGES);
+      const redelivered = await store.inbound.recordIfNew({ platform: "telegram", messageId: "update-7", payload: "{}", status: "received" });
+      expect(redelivered).toMatchObject({ created: false, record: { id, status: "answered" } });
+    });
 
-  it("keeps conversation history unless a history window is given", async () => {
-    const { store, file } = await fixtures.openNew();
-    const { session: old } = await store.sessions.getOrCreateActive(dmSession("alice"));
-    await store.messages.append(old.id, conversation("my tomatoes have blight", "try copper spray"));
-    await store.usage.add(old.id, { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.01 });
+    it("measures age from a message's last change, not from its arrival", async () => {
+      const { store } = await fixtures.openNew();
+      const id = await inbound(store, "slow", "running");
+      fixtures.advance(40 * DAY_MS);
+      await store.inbound.setStatus(id, "answered");
+      fixtures.advance(DAY_MS);
+      expect((await store.retention.prune({ now: fixtures.now(), days: 30 })).inbound).toBe(0);
+      fixtures.advance(30 * DAY_MS);
+      expect((await store.retention.prune({ now: fixtures.now(), days: 30 })).inbound).toBe(1);
+    });
 
-    fixtures.advance(100 * DAY_MS);
-    const { session: recent } = await store.sessions.getOrCreateActive(dmSession("bob"));
-    await store.messages.append(recent.id, conversation("tomatoes again", "water less"));
+    it("deletes in batches until nothing old is left", async () => {
+      const { store } = await fixtures.openNew();
+      for (let index = 0; index < 1_234; index += 1) await inbound(store, `bulk-${index}`, "answered");
+      fixtures.advance(2 * DAY_MS);
+      expect((await store.retention.prune({ now: fixtures.now(), days: 1 })).inbound).toBe(1_234);
+      expect(await store.inbound.recent(10)).toEqual([]);
+    });
 
-    expect(await store.retention.prune({ now: fixtures.now(), days: 30 })).toEqual(NO_CHANGES);
-    expect(await store.sessions.get(old.id)).toBeDefined();
+    it("stops between batches once its signal is aborted", async () => {
+      const { store } = await fixtures.openNew();
+      for (let index = 0; index < 600; index += 1) await inbound(store, `bulk-${index}`, "answered");
+      fixtures.advance(2 * DAY_MS);
+      const controller = new AbortController();
+      const pruning = store.retention.prune({ now: fixtures.now(), days: 1, signal: controller.signal });
+      controller.abort();
+      expect((await pruning).inbound).toBe(500);
+      expect((await store.inbound.recent(1_000)).length).toBe(100);
+      expect(await store.retention.prune({ now: fixtures.now(), days: 1, signal: AbortSignal.abort() })).toEqual(NO_CHANGES);
+    });
 
-    const counts = await store.retention.prune({ now: fixtures.now(), days: 30, historyDays: 90 });
-    expect(counts).toMatchObject({ sessions: 1, messages: 2 });
-    expect(await store.sessions.get(old.id)).toBeUndefined();
-    expect(await store.messages.history(old.id)).toEqual([]);
-    expect(await store.search({ platform: "telegram", userId: "alice", text: "tomatoes" })).toEqual([]);
-    expect((await store.search({ platform: "telegram", userId: "bob", text: "tomatoes" })).length).toBe(1);
-    expect(count(file, "SELECT count(*) AS n FROM usage")).toBe(0);
-    expect(count(file, "SELECT count(*) AS n FROM messages")).toBe(2);
+    it("keeps conversation history unless a history window is given", async () => {
+      const { store, file } = await fixtures.openNew();
+      const { session: old } = await store.sessions.getOrCreateActive(dmSession("alice"));
+      await store.messages.append(old.id, conversation("my tomatoes have blight", "try copper spray"));
+      await store.usage.add(old.id, { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.01 });
 
-    const sqlite = new BetterSqlite3(file);
-    try {
-      // FTS5 raises here when the index still holds entries of deleted messages.
-      expect(() => sqlite.prepare("INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')").run()).not.toThrow();
-    } finally {
-      sqlite.close();
-    }
-  });
+      fixtures.advance(100 * DAY_MS);
+      const { session: recent } = await store.sessions.getOrCreateActive(dmSession("bob"));
+      await store.messages.append(recent.id, conversation("tomatoes again", "water less"));
 
-  it("keeps a long-idle conversation whose new message is still being answered", async () => {
-    const { store } = await fixtures.openNew();
-    const { session: idle } = await store.sessions.getOrCreateActive(dmSession("carol"));
-    await store.messages.append(idle.id, conversation("hello", "hi"));
-    const { session: done } = await store.sessions.getOrCreateActive(dmSession("dave"));
-    await store.messages.append(done.id, conversation("hello", "hi"));
-    await store.inbound.recordIfNew({ platform: "telegram", messageId: "finished", sessionKey: done.key, payload: "{}", status: "answered" });
+      expect(await store.retention.prune({ now: fixtures.now(), days: 30 })).toEqual(NO_CHANGES);
+      expect(await store.sessions.get(old.id)).toBeDefined();
 
-    fixtures.advance(100 * DAY_MS);
-    await store.inbound.recordIfNew({ platform: "telegram", messageId: "in-work", sessionKey: idle.key, payload: "{}", status: "running" });
+      const counts = await store.retention.prune({ now: fixtures.now(), days: 30, historyDays: 90 });
+      expect(counts).toMatchObject({ sessions: 1, messages: 2 });
+      expect(await store.sessions.get(old.id)).toBeUndefined();
+      expect(await store.messages.history(old.id)).toEqual([]);
+      expect(await store.search({ platform: "telegram", userId: "alice", text: "tomatoes" })).toEqual([]);
+      expect((await store.search({ platform: "telegram", userId: "bob", text: "tomatoes" })).length).toBe(1);
+      expect(await count(file, "SELECT count(*) AS n FROM usage")).toBe(0);
+      expect(await count(file, "SELECT count(*) AS n FROM messages")).toBe(2);
 
-    const counts = await store.retention.prune({ now: fixtures.now(), days: 30, historyDays: 90 });
-    expect(counts).toMatchObject({ sessions: 1, messages: 2 });
-    expect(await store.sessions.get(idle.id)).toBeDefined();
-    expect(await store.sessions.get(done.id)).toBeUndefined();
-  });
+      // SQLite only: its FTS5 index is a table of its own, kept by triggers, and raises here when it still holds
+      // entries of deleted messages; PostgreSQL's search vector is a column of the message row, deleted with it.
+      if (dialect === "sqlite") await expect(fixtures.sql(file, "INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')")).resolves.toEqual([]);
+    });
 
-  it("rejects a window that is not a positive number of days", async () => {
-    const { store } = await fixtures.openNew();
-    await expect(store.retention.prune({ now: fixtures.now(), days: 0 })).rejects.toThrow(/days must be a positive integer/);
-    await expect(store.retention.prune({ now: fixtures.now(), days: 30, historyDays: 1.5 })).rejects.toThrow(/historyDays/);
+    it("keeps a long-idle conversation whose new message is still being answered", async () => {
+      const { store } = await fixtures.openNew();
+      const { session: idle } = await store.sessions.getOrCreateActive(dmSession("carol"));
+      await store.messages.append(idle.id, conversation("hello", "hi"));
+      const { session: done } = await store.sessions.getOrCreateActive(dmSession("dave"));
+      await store.messages.append(done.id, conversation("hello", "hi"));
+      await store.inbound.recordIfNew({ platform: "telegram", messageId: "finished", sessionKey: done.key, payload: "{}", status: "answered" });
+
+      fixtures.advance(100 * DAY_MS);
+      await store.inbound.recordIfNew({ platform: "telegram", messageId: "in-work", sessionKey: idle.key, payload: "{}", status: "running" });
+
+      const counts = await store.retention.prune({ now: fixtures.now(), days: 30, historyDays: 90 });
+      expect(counts).toMatchObject({ sessions: 1, messages: 2 });
+      expect(await store.sessions.get(idle.id)).toBeDefined();
+      expect(await store.sessions.get(done.id)).toBeUndefined();
+    });
+
+    it("rejects a window that is not a positive number of days", async () => {
+      const { store } = await fixtures.openNew();
+      await expect(store.retention.prune({ now: fixtures.now(), days: 0 })).rejects.toThrow(/days must be a positive integer/);
+      await expect(store.retention.prune({ now: fixtures.now(), days: 30, historyDays: 1.5 })).rejects.toThrow(/historyDays/);
+    });
   });
 });
