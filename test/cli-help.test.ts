@@ -24,6 +24,9 @@ const COMMAND_LINES: string[][] = [
   ["sessions"],
   ["sessions", "list"],
   ["sessions", "show"],
+  ["db"],
+  ["db", "migrate"],
+  ["db", "copy"],
 ];
 
 let root = "";

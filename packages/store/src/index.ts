@@ -4,6 +4,8 @@ export type { MigrationError } from "./migrate.js";
 export { migrationNames } from "./migrations/index.js";
 export type { Store } from "./store.js";
 export { redactDatabaseUrl } from "./pg/redact-url.js";
+export { copySqliteToPostgres, type CopyError, type CopyResult, type CopyToPostgresOptions, type TableCopyCount } from "./copy/copy-to-postgres.js";
+export { migrateDatabase, type MigrateDatabaseOptions, type MigrateDatabaseResult } from "./copy/migrate-database.js";
 export type { WritableCheck } from "./writable-check.js";
 export type { SessionRepository } from "./sessions.js";
 export type { MessageRepository } from "./messages.js";

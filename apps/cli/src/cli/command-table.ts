@@ -1,3 +1,4 @@
+import { DB_GROUP } from "../db/db-spec.js";
 import { HOOKS_GROUP } from "../hooks/hooks-spec.js";
 import { MEMORY_GROUP } from "../memory/memory-spec.js";
 import { PAIRING_GROUP } from "../pairing/pairing-spec.js";
@@ -64,6 +65,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { kind: "group", group: HOOKS_GROUP, run: async (command, io) => (await import("../operator-commands.js")).hooksCommand(command, io) },
   { kind: "group", group: SESSIONS_GROUP, run: async (command, io) => (await import("../operator-commands.js")).sessionsCommand(command, io) },
   { kind: "group", group: MEMORY_GROUP, run: async (command, io) => (await import("../operator-commands.js")).memoryCommand(command, io) },
+  { kind: "group", group: DB_GROUP, run: async (command, io) => (await import("../db/db-command.js")).dbCommand(command, io) },
 ];
 
 export function entryName(entry: CommandEntry): string {

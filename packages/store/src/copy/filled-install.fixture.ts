@@ -122,6 +122,8 @@ async function fill(store: Store, file: string): Promise<FilledInstall> {
   await store.sharedFiles.put("skills/soup/SKILL.md", Buffer.from("# Soup\n"));
   await store.sharedFiles.put("attachments/discord/photo.bin", Uint8Array.from([0, 255, 16, 0]), { sessionKey: group.key });
   await store.sharedFiles.remove("skills/soup/SKILL.md");
+  const memory = await store.memoryDocuments.write("users/telegram/42/MEMORY.md", "§ Likes trams\n", undefined);
+  if (memory.ok) await store.memoryDocuments.write("users/telegram/42/MEMORY.md", "§ Likes trams\n§ Vegetarian\n", memory.version);
 
   // An older version stored search text as it came; PostgreSQL's text refuses the NUL the copy must take out.
   const sqlite = new BetterSqlite3(file);
@@ -153,5 +155,6 @@ export async function readFilledInstall(store: Store, filled: FilledInstall): Pr
     pairingFailures: await store.pairing.failuresSince("telegram", FILLED_AT - 1),
     chatSettings: await store.chatSettings.get("discord", "chan-1"),
     sharedFiles: await store.sharedFiles.changedSince(0, ["skills/", "attachments/"]),
+    memory: await Promise.all((await store.memoryDocuments.list("")).map(async (key) => ({ key, document: await store.memoryDocuments.read(key) }))),
   };
 }

@@ -1,0 +1,19 @@
+import type { CopyResult } from "@hermes/store";
+
+/** The per-table row counts of a finished copy, and what to do next. */
+export function formatCopyReport(result: Extract<CopyResult, { ok: true }>): string {
+  const header = ["table", "SQLite", "PostgreSQL"] as const;
+  const rows = result.tables.map((count) => [count.table, String(count.sqliteRows), String(count.postgresRows)] as const);
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)));
+  const line = (cells: readonly [string, string, string]): string =>
+    `  ${cells[0].padEnd(widths[0] ?? 0)}  ${cells[1].padStart(widths[1] ?? 0)}  ${cells[2].padStart(widths[2] ?? 0)}`.trimEnd();
+  const total = result.tables.reduce((sum, count) => sum + count.postgresRows, 0);
+  const lines = [`Copied and verified ${total} row(s): every table has as many rows in PostgreSQL as in SQLite.`, line(header), ...rows.map(line)];
+  const withNul = result.tables.filter((count) => count.valuesWithNulRemoved > 0);
+  if (withNul.length > 0) {
+    const where = withNul.map((count) => `${count.table} ${count.valuesWithNulRemoved}`).join(", ");
+    lines.push(`Text values with NUL characters, copied without them (PostgreSQL cannot store NUL): ${where}.`);
+  }
+  lines.push(`Next: set HERMES_DATABASE_URL=${result.target} (with its password) for the gateway, the workers and the CLI, then start them.`);
+  return `${lines.join("\n")}\n`;
+}

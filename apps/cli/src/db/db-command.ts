@@ -1,0 +1,67 @@
+import { bootstrap } from "@hermes/gateway";
+import { copySqliteToPostgres, migrateDatabase, redactDatabaseUrl } from "@hermes/store";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, stringOption, type ParsedCommand } from "../cli/command-spec.js";
+import { formatCommandHelp } from "../cli/usage.js";
+import { formatCopyReport } from "./copy-report.js";
+
+export interface DbIo {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** `hermes db migrate` and `hermes db copy --to <postgres-url>`. */
+export async function dbCommand(command: ParsedCommand, io: DbIo): Promise<number> {
+  return command.spec.name === "migrate" ? migrate(io) : copy(command, io);
+}
+
+async function migrate(io: DbIo): Promise<number> {
+  const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.stderr, logName: "cli", traces: false });
+  if (!boot.ok) return boot.exitCode;
+  const { config } = boot.value;
+  const result = await migrateDatabase({ file: config.paths.stateDb, ...(config.databaseUrl !== undefined && { databaseUrl: config.databaseUrl }) });
+  if (!result.ok) {
+    io.stderr.write(`hermes db migrate: cannot migrate ${result.database}: ${result.error.message}\n`);
+    return EXIT_FAILED;
+  }
+  io.stdout.write(`Database: ${result.database}\n`);
+  io.stdout.write(result.applied.length === 0 ? "Already up to date.\n" : `Applied ${result.applied.length} migration(s): ${result.applied.join(", ")}\n`);
+  return EXIT_OK;
+}
+
+async function copy(command: ParsedCommand, io: DbIo): Promise<number> {
+  const target = stringOption(command.values, "to");
+  const problem = target === undefined || target === "" ? "Missing option --to <postgres-url>." : urlProblem(target);
+  if (problem !== undefined || target === undefined) {
+    io.stderr.write(`${problem ?? ""}\n\n${formatCommandHelp(["db"], command.spec)}\n`);
+    return EXIT_USAGE;
+  }
+  const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.stderr, logName: "cli", traces: false });
+  if (!boot.ok) return boot.exitCode;
+  const source = boot.value.config.paths.stateDb;
+  io.stdout.write(`Copying ${source} into ${redactDatabaseUrl(target)}\n`);
+  const result = await copySqliteToPostgres({
+    file: source,
+    databaseUrl: target,
+    onTableCopied: (table, rows) => io.stderr.write(`  ${table}: ${rows} row(s)\n`),
+  });
+  if (!result.ok) {
+    io.stderr.write(`hermes db copy: ${result.error.message}\n`);
+    return EXIT_FAILED;
+  }
+  io.stdout.write(formatCopyReport(result));
+  return EXIT_OK;
+}
+
+/** Why `--to` cannot be a PostgreSQL database, without echoing what may hold a password. */
+function urlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "--to must be a postgres:// or postgresql:// URL (it is not a URL).";
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") return `--to must be a postgres:// or postgresql:// URL, not ${url.protocol}//….`;
+  return undefined;
+}
