@@ -66,6 +66,7 @@ function machine(name: string): Record<string, string> {
     HERMES_ALLOWED_USERS: "telegram:*",
     HERMES_REFLECTION: "off",
     HERMES_TOOLS: "read_file,skills_list,skill_view,skill_manage",
+    HERMES_MAX_ATTACHMENT_MB: "1",
     TELEGRAM_BOT_TOKEN: TOKEN,
     TELEGRAM_API_ROOT: telegram.apiRoot,
   };
@@ -113,6 +114,13 @@ describe("shared files across HERMES_HOMEs with HERMES_DATABASE_URL", () => {
     const asked = JSON.stringify(llm.requests.map((request) => request.messages));
     expect(asked).toContain("saved at attachments/telegram/");
     expect(asked).not.toContain(path.join(root, "gateway"));
+    expect(await readdir(path.join(root, "worker-b", "hermes", "workspace", "attachments", "telegram"))).toHaveLength(1);
+
+    // HERMES_MAX_ATTACHMENT_MB: a larger file is neither kept nor shared, and the model learns it was refused.
+    sent = telegram.sent.length;
+    telegram.userWrites({ caption: "and this one", document: { content: Buffer.alloc(2 * 1024 * 1024, 1), name: "big.bin" } });
+    expect(await answer(sent)).toBe("plain answer");
+    expect(JSON.stringify(llm.requests.at(-1)?.messages)).toContain('[The file \\"big.bin\\" (2 MB) was not accepted: files larger than 1 MB are refused.');
     expect(await readdir(path.join(root, "worker-b", "hermes", "workspace", "attachments", "telegram"))).toHaveLength(1);
   });
 });

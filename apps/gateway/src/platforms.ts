@@ -27,7 +27,7 @@ export async function configuredAdapters(config: GatewayConfig, deps: PlatformDe
     logger: deps.logger.child({ platform }),
     // Attachments land inside the workspace so the agent's file tools can open them.
     attachmentsDir: path.join(config.paths.workspace, "attachments", platform),
-    maxAttachmentBytes: MAX_ATTACHMENT_BYTES,
+    maxAttachmentBytes: config.maxAttachmentBytes ?? MAX_ATTACHMENT_BYTES,
     botName: config.botName,
   });
   const refused = deps.metrics.counter("gateway.webhook_requests_refused", "Webhook requests refused (bad signature, stale timestamp), by platform and reason.", ["platform", "reason"]);

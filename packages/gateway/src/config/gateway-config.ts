@@ -111,6 +111,8 @@ export interface GatewayConfig {
   readonly redisUrl?: string;
   /** HERMES_DATABASE_URL: the PostgreSQL store, used instead of `paths.stateDb` when set. */
   readonly databaseUrl?: string;
+  /** HERMES_MAX_ATTACHMENT_MB in bytes, when set (the adapters' and the shared files' default is 20 MiB). */
+  readonly maxAttachmentBytes?: number;
   readonly allowedUsers: AllowedUsers;
   readonly telegram?: TelegramSettings;
   readonly discord?: DiscordSettings;

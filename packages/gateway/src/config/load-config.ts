@@ -67,6 +67,7 @@ function readGatewayConfig(
   const tools = readTools(reader, options);
   const maxSteps = reader.integer("HERMES_MAX_STEPS", { min: 1, max: 1000 }) ?? DEFAULT_MAX_STEPS;
   const workers = reader.integer("HERMES_WORKERS", { min: 1, max: 64 }) ?? DEFAULT_WORKERS;
+  const maxAttachmentMb = reader.integer("HERMES_MAX_ATTACHMENT_MB", { min: 1, max: 1024 });
   const systemPrompt = reader.text("HERMES_SYSTEM_PROMPT");
   const http = {
     host: reader.text("HERMES_HTTP_HOST") ?? DEFAULT_HTTP_HOST,
@@ -121,6 +122,7 @@ function readGatewayConfig(
     ...(metricsToken !== undefined && { metricsToken }),
     ...(redisUrl !== undefined && { redisUrl }),
     ...(databaseUrl !== undefined && { databaseUrl }),
+    ...(maxAttachmentMb !== undefined && { maxAttachmentBytes: maxAttachmentMb * 1024 * 1024 }),
     ...(telegram && { telegram }),
     ...(discord && { discord }),
     ...(slack && { slack }),

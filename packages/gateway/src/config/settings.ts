@@ -90,6 +90,12 @@ export const SETTINGS = [
     default: "4",
     secret: false,
   },
+  {
+    name: "HERMES_MAX_ATTACHMENT_MB",
+    description: "Largest inbound attachment kept, in MB (1–1024); a larger one is refused and the bot says so",
+    default: "20",
+    secret: false,
+  },
   ...LIMIT_SETTINGS,
   {
     name: "HERMES_SYSTEM_PROMPT",

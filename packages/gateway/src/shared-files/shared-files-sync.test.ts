@@ -154,7 +154,7 @@ describe("shared files between two HERMES_HOMEs on one PostgreSQL database", () 
 
   it("an attachment over the size cap is not shared, and the message tells the agent it was refused", async () => {
     const gateway = await machine("gateway");
-    const shared = sharedFilesFor(configOf(gateway.home), { store: gateway.store, logger: silentLogger, maxAttachmentBytes: 1024 * 1024 });
+    const shared = sharedFilesFor({ ...configOf(gateway.home), maxAttachmentBytes: 1024 * 1024 }, { store: gateway.store, logger: silentLogger });
     const saved = path.join(gateway.home, "workspace", "attachments", "telegram", "big.bin");
     await mkdir(path.dirname(saved), { recursive: true });
     await writeFile(saved, Buffer.alloc(2 * 1024 * 1024));

@@ -22,13 +22,14 @@ export interface SharedFiles {
  * HERMES_HOME is the only copy and nothing changes.
  */
 export function sharedFilesFor(
-  config: Pick<GatewayConfig, "databaseUrl" | "home" | "paths" | "sessionScope">,
-  deps: { store: Pick<Store, "sharedFiles">; logger: Logger; maxAttachmentBytes?: number },
+  config: Pick<GatewayConfig, "databaseUrl" | "home" | "paths" | "sessionScope" | "maxAttachmentBytes">,
+  deps: { store: Pick<Store, "sharedFiles">; logger: Logger },
 ): SharedFiles | undefined {
   if (config.databaseUrl === undefined) return undefined;
   const logger = deps.logger.child({ component: "shared-files" });
   const sync = new SharedFilesSync({ files: deps.store.sharedFiles, home: config.home, logger });
-  const maxBytes = deps.maxAttachmentBytes ?? DEFAULT_MAX_SHARED_FILE_BYTES;
+  // The adapters refuse what is larger already (same setting); this guards the database against any that does not.
+  const maxBytes = config.maxAttachmentBytes ?? DEFAULT_MAX_SHARED_FILE_BYTES;
   return {
     sync,
     shareInbound: (message) =>
