@@ -1,5 +1,5 @@
-import { silentLogger, type Logger } from "@hermes/agent";
-import { BUNDLED_HOOKS_DIR, PairingService, bootstrap, groupChatsOf, openConfiguredStore, reportIssue, type GatewayConfig } from "@hermes/gateway";
+import { fileMemoryStorage, silentLogger, type Logger, type MemoryStorage } from "@hermes/agent";
+import { BUNDLED_HOOKS_DIR, PairingService, bootstrap, groupChatsOf, memoryStorageOf, openConfiguredStore, reportIssue, type GatewayConfig } from "@hermes/gateway";
 import type { Store } from "@hermes/store";
 import type { ParsedCommand } from "./cli/command-spec.js";
 import { executeHooksCommand } from "./hooks/hooks-command.js";
@@ -46,23 +46,29 @@ export function sessionsCommand(command: ParsedCommand, io: OperatorIo): Promise
   return withStateStore(io, (store) => executeSessionsCommand(command, { stdout: io.stdout, stderr: io.stderr, store }));
 }
 
-/** `hermes memory …`: show or erase what the bot keeps about one person; forget asks the state database where they talked. */
+/**
+ * `hermes memory …`: show or erase what the bot keeps about one person; forget asks the state database where they
+ * talked. With HERMES_DATABASE_URL the entries are the database's, so show opens it too.
+ */
 export async function memoryCommand(command: ParsedCommand, io: OperatorIo): Promise<number> {
-  const memoryIo = (config: GatewayConfig, logger: Logger, groupChats: (platform: string, userId: string) => Promise<string[]>) => ({
+  const memoryIo = (config: GatewayConfig, logger: Logger, storage: MemoryStorage, groupChats: (platform: string, userId: string) => Promise<string[]>) => ({
     stdout: io.stdout,
     stderr: io.stderr,
     home: config.home,
     memoryDir: config.paths.memory,
+    storage,
     logger,
     memoryScope: config.memoryScope,
     groupChatsOf: groupChats,
   });
-  if (command.spec.name === "forget") {
-    return withStateStore(io, (store, logger, config) => executeMemoryCommand(command, memoryIo(config, logger, (platform, userId) => groupChatsOf(store, platform, userId))));
-  }
   const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.stderr, logName: "cli", traces: false });
   if (!boot.ok) return boot.exitCode;
-  return executeMemoryCommand(command, memoryIo(boot.value.config, boot.value.logger, async () => []));
+  if (command.spec.name !== "forget" && boot.value.config.databaseUrl === undefined) {
+    return executeMemoryCommand(command, memoryIo(boot.value.config, boot.value.logger, fileMemoryStorage(boot.value.config.paths.memory), async () => []));
+  }
+  return withStateStore(io, (store, logger, config) =>
+    executeMemoryCommand(command, memoryIo(config, logger, memoryStorageOf(config, store), (platform, userId) => groupChatsOf(store, platform, userId))),
+  );
 }
 
 /**

@@ -20,7 +20,7 @@ export type {
 } from "./config/gateway-config.js";
 export { createAgentPool, NO_MODEL_MESSAGE, type AgentDeps, type AgentPool, type AgentPoolBuild } from "./agent/create-agent.js";
 export { ALL_TOOL_NAMES, DEFAULT_TOOL_NAMES, SESSION_SEARCH_TOOL } from "./agent/tool-names.js";
-export { sharedChatScopesOf, type PersonInChats } from "./agent/memory-scopes.js";
+export { createScopeManager, memoryStorageOf, sharedChatScopesOf, type PersonInChats } from "./agent/memory-scopes.js";
 export { groupChatsOf, type PersonChatsStore } from "./agent/person-chats.js";
 export { createGatewayLogger, type GatewayLoggerOptions } from "./logging/create-logger.js";
 export { isAllowlisted, type AllowedUsersLike } from "./auth/allowlist.js";

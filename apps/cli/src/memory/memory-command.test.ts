@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { silentLogger } from "@hermes/agent";
+import { fileMemoryStorage, silentLogger } from "@hermes/agent";
 import { groupChatsOf } from "@hermes/gateway";
 import { openStore, type Store } from "@hermes/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -67,6 +67,7 @@ describe("hermes memory forget", () => {
       stderr: { write: (text: string) => output.push(text) },
       home,
       memoryDir: path.join(home, "memory"),
+      storage: fileMemoryStorage(path.join(home, "memory")),
       logger: silentLogger,
       memoryScope: "user",
       groupChatsOf: (platform, userId) => groupChatsOf(store, platform, userId),

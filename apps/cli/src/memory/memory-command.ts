@@ -1,16 +1,14 @@
 import {
-  MemoryManager,
   ScopedMemories,
-  discoverMemoryProviders,
   readMemoryScope,
-  userMemoryProvidersDir,
   userMemoryScope,
   type Logger,
   type MemoryFileState,
   type MemoryScope,
   type MemoryScopeMode,
+  type MemoryStorage,
 } from "@hermes/agent";
-import { sharedChatScopesOf } from "@hermes/gateway";
+import { createScopeManager, sharedChatScopesOf } from "@hermes/gateway";
 import { booleanOption, EXIT_OK, EXIT_USAGE, type ParsedCommand } from "../cli/command-spec.js";
 import { formatGroupHelp } from "../cli/usage.js";
 import { MEMORY_GROUP } from "./memory-spec.js";
@@ -20,6 +18,8 @@ interface MemoryIo {
   stderr: { write(text: string): unknown };
   home: string;
   memoryDir: string;
+  /** Where the entries are kept (the files below memoryDir, or the database with HERMES_DATABASE_URL). */
+  storage: MemoryStorage;
   logger: Logger;
   /** HERMES_MEMORY_SCOPE: in `user` mode a person also has a scope per shared chat, whose provider entries go too. */
   memoryScope: MemoryScopeMode;
@@ -43,7 +43,7 @@ export async function executeMemoryCommand(command: ParsedCommand, io: MemoryIo)
 }
 
 async function show(scope: MemoryScope, who: string, io: MemoryIo, json: boolean): Promise<number> {
-  const contents = await readMemoryScope(scope);
+  const contents = await readMemoryScope(scope, io.storage);
   if (json) {
     const entries = (state: MemoryFileState | undefined) => state?.entries ?? [];
     io.stdout.write(`${JSON.stringify({ user: who, scope: scope.id, folder: scope.memoryDir, memory: entries(contents.memory), userProfile: entries(contents.user) }, null, 2)}\n`);
@@ -64,7 +64,11 @@ async function show(scope: MemoryScope, who: string, io: MemoryIo, json: boolean
 async function forget(scope: MemoryScope, person: { platform: string; userId: string }, who: string, io: MemoryIo): Promise<number> {
   // The external provider (if any) forgets the person's own scope and their scope in each shared chat, as
   // /forget confirm does in their chat; each is set up just for that and shut down again.
-  const memories = new ScopedMemories({ logger: io.logger, create: (each) => scopeManager(each, io) });
+  const memories = new ScopedMemories({
+    logger: io.logger,
+    storage: io.storage,
+    create: (each) => createScopeManager(each, { home: io.home, storage: io.storage, logger: io.logger }),
+  });
   let erased: boolean;
   try {
     const groupChatIds = await io.groupChatsOf(person.platform, person.userId);
@@ -74,15 +78,6 @@ async function forget(scope: MemoryScope, person: { platform: string; userId: st
   }
   io.stdout.write(erased ? `Erased the memory of ${printable(who)}.\n` : `Nothing was saved for ${printable(who)}; nothing to erase.\n`);
   return EXIT_OK;
-}
-
-/** A scope's manager as the gateway sets it up: its built-in files and the external provider with the scope id. */
-async function scopeManager(scope: MemoryScope, io: MemoryIo): Promise<MemoryManager> {
-  const manager = new MemoryManager({ memoryDir: scope.memoryDir, userDir: scope.userDir, scopeId: scope.id, logger: io.logger });
-  const plugins = await discoverMemoryProviders({ dirs: [userMemoryProvidersDir(io.home)], context: manager.context, logger: io.logger });
-  for (const provider of plugins.providers) manager.addProvider(provider);
-  await manager.initialize();
-  return manager;
 }
 
 // Entries were written by the model from chat text: terminal control characters are not passed to the terminal.

@@ -15,5 +15,6 @@ export const MEMORY_GROUP: GroupSpec = {
   ],
   details:
     "The files are $HERMES_HOME/memory/users/<platform>/<userId>/ (HERMES_MEMORY_SCOPE=user). Notes of shared chats\n" +
-    "(memory/chats/…) and, with HERMES_MEMORY_SCOPE=shared, the global files are not anyone's own and are left alone.",
+    "(memory/chats/…) and, with HERMES_MEMORY_SCOPE=shared, the global files are not anyone's own and are left alone.\n" +
+    "With HERMES_DATABASE_URL the same files are rows of the database (memory_documents), read and erased there.",
 };

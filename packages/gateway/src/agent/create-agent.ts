@@ -25,7 +25,7 @@ import type { Tracer } from "@opentelemetry/api";
 import { sessionSearchTool, type Store } from "@hermes/store";
 import type { ConfigIssue } from "../config/errors.js";
 import type { GatewayConfig } from "../config/gateway-config.js";
-import { createGatewayMemory, logMemoryScope, type GatewayMemory } from "./memory-scopes.js";
+import { createGatewayMemory, logMemoryScope, memoryStorageOf, type GatewayMemory } from "./memory-scopes.js";
 import { BoundedMap, resolveModelName } from "./model-names.js";
 import { SESSION_SEARCH_TOOL } from "./tool-names.js";
 
@@ -41,7 +41,8 @@ export const NO_MODEL_MESSAGE = [
 
 export interface AgentDeps {
   logger: Logger;
-  store: Pick<Store, "search">;
+  /** Search for session_search; memoryDocuments keeps memory when HERMES_DATABASE_URL is set. */
+  store: Pick<Store, "search" | "memoryDocuments">;
   /** OpenTelemetry tracer for the agents; default the global provider's (set up by startTracing, or a no-op). */
   tracer?: Tracer;
   metrics?: AgentMetrics;
@@ -93,7 +94,7 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
   if (config.tools.includes("terminal")) {
     deps.logger.warn("the terminal tool is enabled: commands run as this process's user and are not sandboxed; allow only trusted users");
   }
-  const memory = createGatewayMemory(config, { logger: deps.logger, toolsEnabled: config.tools.includes(MEMORY_TOOL_NAME) });
+  const memory = createGatewayMemory(config, { logger: deps.logger, toolsEnabled: config.tools.includes(MEMORY_TOOL_NAME), storage: memoryStorageOf(config, deps.store) });
   await logMemoryScope(config, deps.logger);
 
   const resolveOverride = (name: string): ModelBinding | string => {

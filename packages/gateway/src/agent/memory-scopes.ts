@@ -5,13 +5,18 @@ import {
   MemoryManager,
   ScopedMemories,
   discoverMemoryProviders,
+  fileMemoryStorage,
   memoryScopeOf,
+  readMemoryScope,
   userMemoryProvidersDir,
   type AnyToolDefinition,
   type Logger,
   type MemoryScope,
+  type MemoryScopeContents,
   type MemoryScopeMode,
+  type MemoryStorage,
 } from "@hermes/agent";
+import type { Store } from "@hermes/store";
 import type { GatewayConfig } from "../config/gateway-config.js";
 import type { InboundMessage } from "../core/inbound.js";
 import { isSharedSession } from "../core/session-key.js";
@@ -28,6 +33,8 @@ export interface GatewayMemory {
   /** The message's scope for a run in `sessionId` (its snapshot re-taken when the scope first meets that session). */
   forMessage(message: InboundMessage, sessionId: string): Promise<RunMemory>;
   managerFor(scope: MemoryScope): Promise<MemoryManager>;
+  /** The scope's MEMORY.md and USER.md as stored now (for /memory), wherever memory is kept. */
+  read(scope: MemoryScope): Promise<MemoryScopeContents>;
   /** The managers of the scopes whose runs took part in the conversation (told before `/compress` summarises it). */
   managersOf(sessionId: string): Promise<MemoryManager[]>;
   /** The conversation ended (`/new`, `/reset`): its scopes' providers, and those of `endedBy`, get `onSessionEnd`. */
@@ -49,20 +56,35 @@ export interface PersonInChats {
 
 type MemoryConfig = Pick<GatewayConfig, "home" | "paths" | "memoryScope" | "sessionScope">;
 
-/** The memory managers of all scopes (HERMES_MEMORY_SCOPE), each with its own built-in files and external provider. */
-export function createGatewayMemory(config: MemoryConfig, options: { logger: Logger; toolsEnabled: boolean }): GatewayMemory {
+/**
+ * Where the scopes' MEMORY.md and USER.md are kept: with HERMES_DATABASE_URL the database's memory documents (so every
+ * worker and gateway, each with a home of its own, shares them), otherwise the files under $HERMES_HOME/memory.
+ */
+export function memoryStorageOf(config: Pick<GatewayConfig, "databaseUrl" | "paths">, store: Pick<Store, "memoryDocuments">): MemoryStorage {
+  return config.databaseUrl === undefined ? fileMemoryStorage(config.paths.memory) : { root: config.paths.memory, documents: store.memoryDocuments };
+}
+
+/** A scope's manager: its built-in files in `storage` and the external provider (if any) made with the scope id. */
+export async function createScopeManager(scope: MemoryScope, options: { home: string; storage: MemoryStorage; logger: Logger }): Promise<MemoryManager> {
+  const manager = new MemoryManager({ memoryDir: scope.memoryDir, userDir: scope.userDir, scopeId: scope.id, logger: options.logger, builtinOptions: { storage: options.storage } });
+  // Each scope gets its own provider instance, constructed with the scope id, so plugins can keep scopes apart.
+  const plugins = await discoverMemoryProviders({ dirs: [userMemoryProvidersDir(options.home)], context: manager.context, logger: options.logger });
+  for (const provider of plugins.providers) manager.addProvider(provider);
+  await manager.initialize();
+  return manager;
+}
+
+/**
+ * The memory managers of all scopes (HERMES_MEMORY_SCOPE), each with its own built-in files and external provider;
+ * `storage` (memoryStorageOf) says where the files are, default $HERMES_HOME/memory.
+ */
+export function createGatewayMemory(config: MemoryConfig, options: { logger: Logger; toolsEnabled: boolean; storage?: MemoryStorage }): GatewayMemory {
   const memoryRoot = config.paths.memory;
+  const storage = options.storage ?? fileMemoryStorage(memoryRoot);
   const scopes = new ScopedMemories({
     logger: options.logger,
-    create: async (scope) => {
-      const logger = options.logger.child({ memoryScope: scope.id });
-      const manager = new MemoryManager({ memoryDir: scope.memoryDir, userDir: scope.userDir, scopeId: scope.id, logger });
-      // Each scope gets its own provider instance, constructed with the scope id, so plugins can keep scopes apart.
-      const plugins = await discoverMemoryProviders({ dirs: [userMemoryProvidersDir(config.home)], context: manager.context, logger });
-      for (const provider of plugins.providers) manager.addProvider(provider);
-      await manager.initialize();
-      return manager;
-    },
+    storage,
+    create: (scope) => createScopeManager(scope, { home: config.home, storage, logger: options.logger.child({ memoryScope: scope.id }) }),
   });
   const scopeOf = (message: InboundMessage): MemoryScope =>
     memoryScopeOf(config.memoryScope, memoryRoot, {
@@ -80,6 +102,7 @@ export function createGatewayMemory(config: MemoryConfig, options: { logger: Log
       return { scope, manager, tools: options.toolsEnabled ? manager.tools() : [] };
     },
     managerFor: (scope) => scopes.managerFor(scope),
+    read: (scope) => readMemoryScope(scope, storage),
     managersOf: (sessionId) => scopes.managersOf(sessionId),
     endSession: (sessionId, endedBy) => scopes.endSession(sessionId, endedBy),
     forget: async (scope, person) => {
@@ -98,7 +121,11 @@ export function sharedChatScopesOf(mode: MemoryScopeMode, memoryRoot: string, pe
 }
 
 /** The start-up line saying whether the old global MEMORY.md/USER.md are used. */
-export async function logMemoryScope(config: MemoryConfig, logger: Logger): Promise<void> {
+export async function logMemoryScope(config: MemoryConfig & Pick<GatewayConfig, "databaseUrl">, logger: Logger): Promise<void> {
+  if (config.databaseUrl !== undefined) {
+    logger.info(`memory scope ${config.memoryScope}: MEMORY.md and USER.md are kept in the database (memory_documents), not in ${config.paths.memory}`);
+    return;
+  }
   const globals = Object.values(MEMORY_FILE_NAMES).map((name) => path.join(config.paths.memory, name));
   const present = (await Promise.all(globals.map((file) => stat(file).then(() => file, () => undefined)))).filter((file) => file !== undefined);
   if (config.memoryScope === "shared") {

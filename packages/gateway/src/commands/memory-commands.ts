@@ -1,4 +1,4 @@
-import { readMemoryScope, type MemoryFileState, type MemoryScope } from "@hermes/agent";
+import type { MemoryFileState, MemoryScope } from "@hermes/agent";
 import { groupChatsOf } from "../agent/person-chats.js";
 import type { CommandContext, CommandDefinition } from "./types.js";
 
@@ -15,7 +15,7 @@ export const memoryCommands: CommandDefinition[] = [
     run: async (context) => {
       if (!context.memory) return NO_MEMORY;
       const scope = context.memory.scopeOf(context.message);
-      const contents = await readMemoryScope(scope);
+      const contents = await context.memory.read(scope);
       // A chat-mode group's USER.md is about everyone in it, not the caller alone.
       const aboutUser = scope.ownDirs.includes(scope.userDir) ? "About you" : "About the people in this chat";
       const sections = [section("Notes", contents.memory, scope), section(aboutUser, contents.user, scope)];

@@ -1,4 +1,4 @@
-import type { MemoryScope } from "@hermes/agent";
+import type { MemoryScope, MemoryScopeContents } from "@hermes/agent";
 import type { PersonInChats } from "../agent/memory-scopes.js";
 import type { InboundMessage } from "../core/inbound.js";
 import type { GatewayStore, HookPort, RunQueuePort } from "../core/ports.js";
@@ -41,6 +41,8 @@ export interface CommandContext {
 /** What /memory, /forget and /new need: whose scope a message is in, erasing one, telling memory a session ended. */
 export interface MemoryCommandsPort {
   scopeOf(message: InboundMessage): MemoryScope;
+  /** The scope's MEMORY.md and USER.md as stored (files, or the database with HERMES_DATABASE_URL). */
+  read(scope: MemoryScope): Promise<MemoryScopeContents>;
   /** Erases the scope; `person` names the group chats whose scopes of theirs the provider forgets too. */
   forget(scope: MemoryScope, person?: PersonInChats): Promise<void>;
   endSession(sessionId: string, endedBy?: MemoryScope): Promise<void>;

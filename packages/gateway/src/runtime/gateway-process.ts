@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Logger, MetricsRegistry } from "@hermes/agent";
-import { createGatewayMemory } from "../agent/memory-scopes.js";
+import { createGatewayMemory, memoryStorageOf } from "../agent/memory-scopes.js";
 import { resolveModelName } from "../agent/model-names.js";
 import type { DeliveryRecord, Store } from "@hermes/store";
 import { authorize } from "../auth/authorize.js";
@@ -132,7 +132,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   };
 
   // With BullMQ the agents run on workers; /memory and /forget work on the same files from here.
-  const memory = pool?.memory ?? createGatewayMemory(config, { logger, toolsEnabled: false });
+  const memory = pool?.memory ?? createGatewayMemory(config, { logger, toolsEnabled: false, storage: memoryStorageOf(config, store) });
   let http: GatewayHttpServer | undefined;
   const duty = createPlatformDuty({
     adapters,
