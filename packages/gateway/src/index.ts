@@ -77,5 +77,5 @@ export type { GatewayEvent, HookOutcome, HookPort, GatewayStore, RunQueuePort, D
 export { resolveModelName } from "./agent/model-names.js";
 export { sharedFilesFor, SHARED_FILES_POLL_MS, type SharedFiles } from "./shared-files/shared-files-wiring.js";
 export { SharedFilesSync, HOOK_STATE_PATH, MIRRORED_PREFIXES, SKILLS_FOLDER, type PullOutcome, type SharedFilesSyncOptions } from "./shared-files/shared-files-sync.js";
-export { shareHomeFiles, type ShareHomeFilesResult } from "./shared-files/share-home-files.js";
+export { checkHomeFilesShareable, shareHomeFiles, type ShareHomeFilesResult } from "./shared-files/share-home-files.js";
 export * from "./setup/index.js";

@@ -5,7 +5,7 @@ import { silentLogger } from "@hermes/agent";
 import { openStore, type Store } from "@hermes/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../test/support/test-database.js";
-import { shareHomeFiles } from "./share-home-files.js";
+import { checkHomeFilesShareable, shareHomeFiles } from "./share-home-files.js";
 import { SharedFilesSync } from "./shared-files-sync.js";
 
 let root = "";
@@ -53,6 +53,9 @@ describe("shareHomeFiles (moving an install to PostgreSQL)", () => {
   it("stops at a file over the size cap, naming it", async () => {
     const old = path.join(root, "old-home");
     await put(path.join(old, "skills", "huge", "SKILL.md"), Buffer.alloc(21 * 1024 * 1024));
+    // Found beforehand, writing nothing (for hermes db copy, before the tables).
+    expect(await checkHomeFilesShareable(old)).toMatchObject({ ok: false, path: "skills/huge/SKILL.md" });
+    expect(await store.sharedFiles.listUnder("skills/")).toEqual([]);
     const result = await shareHomeFiles(store.sharedFiles, old);
     expect(result).toMatchObject({ ok: false, path: "skills/huge/SKILL.md" });
     expect(result.ok ? "" : result.error).toContain("over the 20971520-byte limit");
@@ -60,5 +63,6 @@ describe("shareHomeFiles (moving an install to PostgreSQL)", () => {
 
   it("has nothing to do for a home without skills or hook state", async () => {
     expect(await shareHomeFiles(store.sharedFiles, path.join(root, "missing"))).toEqual({ ok: true, files: 0, bytes: 0, unchanged: 0 });
+    expect(await checkHomeFilesShareable(path.join(root, "missing"))).toEqual({ ok: true, files: 0 });
   });
 });

@@ -1,4 +1,4 @@
-import type { SharedFileRepository } from "@hermes/store";
+import { DEFAULT_MAX_SHARED_FILE_BYTES, type SharedFileRepository } from "@hermes/store";
 import { HomeFiles, sha256 } from "./home-files.js";
 import { HOOK_STATE_PATH, SKILLS_FOLDER } from "./shared-files-sync.js";
 
@@ -14,7 +14,7 @@ export type ShareHomeFilesResult =
  */
 export async function shareHomeFiles(files: SharedFileRepository, home: string): Promise<ShareHomeFilesResult> {
   const homeFiles = new HomeFiles(home);
-  const paths = [...(await homeFiles.filesUnder(SKILLS_FOLDER)), ...((await homeFiles.read(HOOK_STATE_PATH)) === undefined ? [] : [HOOK_STATE_PATH])];
+  const paths = await homeFilesToShare(homeFiles);
   let shared = 0;
   let bytes = 0;
   let unchanged = 0;
@@ -34,4 +34,25 @@ export async function shareHomeFiles(files: SharedFileRepository, home: string):
     bytes += content.byteLength;
   }
   return { ok: true, files: shared, bytes, unchanged };
+}
+
+/**
+ * Checks, writing nothing, that every file shareHomeFiles would share fits under the cap: run before a copy, so the
+ * one failure to expect is found while the target is still empty.
+ */
+export async function checkHomeFilesShareable(home: string): Promise<{ ok: true; files: number } | { ok: false; error: string; path: string }> {
+  const homeFiles = new HomeFiles(home);
+  const paths = await homeFilesToShare(homeFiles);
+  for (const path of paths) {
+    const size = (await homeFiles.sizeOf(path)) ?? 0;
+    if (size > DEFAULT_MAX_SHARED_FILE_BYTES) {
+      return { ok: false, error: `${path}: ${size} bytes is over the ${DEFAULT_MAX_SHARED_FILE_BYTES}-byte limit of shared files`, path };
+    }
+  }
+  return { ok: true, files: paths.length };
+}
+
+async function homeFilesToShare(homeFiles: HomeFiles): Promise<string[]> {
+  const hookState = (await homeFiles.sizeOf(HOOK_STATE_PATH)) === undefined ? [] : [HOOK_STATE_PATH];
+  return [...(await homeFiles.filesUnder(SKILLS_FOLDER)), ...hookState];
 }
