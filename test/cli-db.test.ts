@@ -28,6 +28,10 @@ afterEach(async () => {
 const home = (): string => path.join(root, "state");
 const env = (extra: Record<string, string> = {}): Record<string, string> => ({ HOME: root, HERMES_HOME: home(), ...extra });
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
 /** A fresh database whose URL carries a password (the test server trusts loopback, so it is never checked). */
 async function databaseWithPassword(): Promise<{ url: string; password: string }> {
   databaseCount += 1;
@@ -76,6 +80,10 @@ describe("hermes db copy --to", () => {
   it("copies $HERMES_HOME/state.db, prints the verified counts, and refuses to copy into the same database again", async () => {
     const file = path.join(home(), "state.db");
     const filled = await fillSqliteInstall(file);
+    await mkdir(path.join(home(), "skills", "tram-times"), { recursive: true });
+    await writeFile(path.join(home(), "skills", "tram-times", "SKILL.md"), "---\nname: tram-times\n---\nAsk the timetable.\n");
+    await mkdir(path.join(home(), "hooks"), { recursive: true });
+    await writeFile(path.join(home(), "hooks", "state.json"), '{"audit-log":{"enabled":true}}\n');
     const { url, password } = await databaseWithPassword();
 
     const copied = await runCli(["db", "copy", "--to", url], { env: env() });
@@ -86,7 +94,7 @@ describe("hermes db copy --to", () => {
     expect(copied.stdout).toMatch(/^ {2}sessions +3 +3$/m);
     expect(copied.stdout).toMatch(/^ {2}messages +\d+ +\d+$/m);
     expect(copied.stdout).toContain("copied without them (PostgreSQL cannot store NUL): sessions 1, messages 1.");
-    expect(copied.stdout).toContain("Next: set HERMES_DATABASE_URL=");
+    expect(copied.stdout).toMatch(new RegExp(`Shared 2 file\\(s\\) of ${escapeRegExp(home())} \\(agent-made skills, hook choices; \\d+ bytes\\), 0 already there\\.\\nNext: set HERMES_DATABASE_URL=postgres://hermes:\\*\\*\\*@`));
     expect(copied.stderr).toContain("  sessions: 3 row(s)");
     expect(`${copied.stdout}${copied.stderr}`).not.toContain(password);
 
@@ -94,7 +102,12 @@ describe("hermes db copy --to", () => {
     const postgresStore = await openStore({ file: path.join(root, "unused.db"), databaseUrl: url });
     try {
       const [before, after] = [await readFilledInstall(sqliteStore, filled), await readFilledInstall(postgresStore, filled)];
-      expect(JSON.stringify(after)).toEqual(JSON.stringify(before).replace("Recipes\\u0000draft", "Recipesdraft"));
+      // The shared files are the copied rows plus the skill and hook state of $HERMES_HOME.
+      const withoutFiles = (read: unknown): string => JSON.stringify({ ...(read as object), sharedFiles: undefined });
+      expect(withoutFiles(after)).toEqual(withoutFiles(before).replace("Recipes\\u0000draft", "Recipesdraft"));
+      const paths = (read: unknown): string[] => (read as { sharedFiles: Array<{ path: string }> }).sharedFiles.map((entry) => entry.path).sort();
+      expect(paths(after)).toEqual([...paths(before), "skills/tram-times/SKILL.md"].sort());
+      expect((await postgresStore.sharedFiles.get("hooks/state.json"))?.content.toString()).toBe('{"audit-log":{"enabled":true}}\n');
     } finally {
       await sqliteStore.close();
       await postgresStore.close();
@@ -103,6 +116,18 @@ describe("hermes db copy --to", () => {
     const again = await runCli(["db", "copy", "--to", url], { env: env() });
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^hermes db copy: the target database already holds rows \(in sessions, .*\); copy only into an empty database\. Nothing was written$/m);
+  });
+
+  it("exits 1 naming a skill file too large to share, after the tables are in", async () => {
+    await fillSqliteInstall(path.join(home(), "state.db"));
+    await mkdir(path.join(home(), "skills", "huge"), { recursive: true });
+    await writeFile(path.join(home(), "skills", "huge", "data.bin"), Buffer.alloc(21 * 1024 * 1024));
+    const { url } = await databaseWithPassword();
+    const copied = await runCli(["db", "copy", "--to", url], { env: env() });
+    expect(copied.code).toBe(1);
+    expect(copied.stdout).toMatch(/^ {2}sessions +3 +3$/m);
+    expect(copied.stderr).toContain(`hermes db copy: the tables are copied, but sharing the files of ${home()} stopped: skills/huge/data.bin: ${21 * 1024 * 1024} bytes is over the`);
+    expect(copied.stderr).toContain("drop and create the database and copy again");
   });
 
   it("exits 2 without --to or with a URL that is not PostgreSQL's, and 1 when there is no SQLite file to copy", async () => {

@@ -1,6 +1,6 @@
 import type { CopyResult } from "@hermes/store";
 
-/** The per-table row counts of a finished copy, and what to do next. */
+/** The per-table row counts of a finished copy. */
 export function formatCopyReport(result: Extract<CopyResult, { ok: true }>): string {
   const header = ["table", "SQLite", "PostgreSQL"] as const;
   const rows = result.tables.map((count) => [count.table, String(count.sqliteRows), String(count.postgresRows)] as const);
@@ -14,6 +14,9 @@ export function formatCopyReport(result: Extract<CopyResult, { ok: true }>): str
     const where = withNul.map((count) => `${count.table} ${count.valuesWithNulRemoved}`).join(", ");
     lines.push(`Text values with NUL characters, copied without them (PostgreSQL cannot store NUL): ${where}.`);
   }
-  lines.push(`Next: set HERMES_DATABASE_URL=${result.target} (with its password) for the gateway, the workers and the CLI, then start them.`);
   return `${lines.join("\n")}\n`;
+}
+
+export function formatNextStep(target: string): string {
+  return `Next: set HERMES_DATABASE_URL=${target} (with its password) for the gateway, the workers and the CLI, then start them.\n`;
 }

@@ -2,7 +2,8 @@ import { bootstrap } from "@hermes/gateway";
 import { copySqliteToPostgres, migrateDatabase, redactDatabaseUrl } from "@hermes/store";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, stringOption, type ParsedCommand } from "../cli/command-spec.js";
 import { formatCommandHelp } from "../cli/usage.js";
-import { formatCopyReport } from "./copy-report.js";
+import { formatCopyReport, formatNextStep } from "./copy-report.js";
+import { shareHomeInto } from "./share-home.js";
 
 export interface DbIo {
   env: Record<string, string | undefined>;
@@ -39,7 +40,8 @@ async function copy(command: ParsedCommand, io: DbIo): Promise<number> {
   }
   const boot = await bootstrap({ env: io.env, cwd: io.cwd, stderr: io.stderr, logName: "cli", traces: false });
   if (!boot.ok) return boot.exitCode;
-  const source = boot.value.config.paths.stateDb;
+  const { config } = boot.value;
+  const source = config.paths.stateDb;
   io.stdout.write(`Copying ${source} into ${redactDatabaseUrl(target)}\n`);
   const result = await copySqliteToPostgres({
     file: source,
@@ -51,6 +53,15 @@ async function copy(command: ParsedCommand, io: DbIo): Promise<number> {
     return EXIT_FAILED;
   }
   io.stdout.write(formatCopyReport(result));
+  const shared = await shareHomeInto({ databaseUrl: target, home: config.home, stateDb: source });
+  if (!shared.ok) {
+    io.stderr.write(
+      `hermes db copy: the tables are copied, but sharing the files of ${config.home} stopped: ${shared.message}. Fix that file, then drop and create the database and copy again.\n`,
+    );
+    return EXIT_FAILED;
+  }
+  io.stdout.write(`Shared ${shared.files} file(s) of ${config.home} (agent-made skills, hook choices; ${shared.bytes} bytes), ${shared.unchanged} already there.\n`);
+  io.stdout.write(formatNextStep(result.target));
   return EXIT_OK;
 }
 

@@ -25,6 +25,7 @@ export const DB_GROUP: GroupSpec = {
         "The SQLite file is only read (an older schema is migrated first). The target is migrated, then every table is",
         "copied in one transaction, so a failure leaves it empty; the row counts of both sides are compared before it",
         "commits and printed. NUL characters, which PostgreSQL's text cannot hold, are taken out of text values.",
+        "Then the agent-made skills ($HERMES_HOME/skills/) and the hook choices (hooks/state.json) go into the database.",
         "There is no --force: a target that holds any row is refused and nothing is written, so two installs are never",
         "mixed and nothing is overwritten. To copy again, drop and create the database (or empty its tables).",
         "Afterwards set HERMES_DATABASE_URL to the same URL for the gateway, the workers and this CLI.",
