@@ -273,4 +273,21 @@ describe("run processor", () => {
     expect((await store.deliveries.pending()).map((d) => d.text)).toEqual(["answered after all"]);
     expect((await store.inbound.get(first))?.status).toBe("answered");
   });
+
+  it("calls beforeRun with the session key before each message's hooks and agent (shared files with PostgreSQL)", async () => {
+    const events: string[] = [];
+    const first = await queued("one", "m1");
+    await queued("two", "m2");
+    const process = createRunProcessor({
+      store,
+      lock: new InMemorySessionLock(),
+      beforeRun: async (sessionKey) => void events.push(`before ${sessionKey}`),
+      agentFor: async () => fakeAgent(async (text) => (events.push(`agent ${text}`), ok(text))),
+      hooks: { emit: async (event: { type: string }) => (events.push(event.type), { blocked: false as const }) },
+      sessionScope: DEFAULT_SESSION_SCOPE,
+      logger: silentLogger,
+    });
+    await process({ inboundId: first, sessionKey: key }, { signal: new AbortController().signal });
+    expect(events.filter((event) => !event.startsWith("agent:end"))).toEqual([`before ${key}`, "agent:start", "agent one", `before ${key}`, "agent:start", "agent two"]);
+  });
 });
