@@ -4,6 +4,7 @@ import { describe } from "../open-defaults.js";
 import { migratePostgresToLatest } from "../pg/migrate-pg.js";
 import { redactDatabaseUrl } from "../pg/redact-url.js";
 import { COPIED_TABLES, SQLITE_ONLY_TABLES, type CopiedTable } from "./copied-tables.js";
+import { insertMemoryFiles, readMemoryFiles, type MemoryFile } from "./memory-files.js";
 import { connectPostgres } from "./postgres-connection.js";
 import { advanceSequences, countRows, insertableColumns, insertRows, lockTables, rowsPerStatement, setColumnById, tablesWithRows } from "./postgres-target.js";
 import { openSqliteSnapshot, type SourceError, type SqliteSnapshot, type SqliteValue } from "./sqlite-source.js";
@@ -19,6 +20,13 @@ export interface CopyToPostgresOptions {
   lockTimeoutMs?: number;
   /** Told after each table is in (not committed yet), for progress on a large copy. */
   onTableCopied?: (table: string, rows: number) => void;
+  /**
+   * The install's $HERMES_HOME/memory: its MEMORY.md and USER.md files become memory_documents rows, since a SQLite
+   * install keeps memory in files and PostgreSQL keeps it in that table (in the same transaction, counted with it).
+   */
+  memoryDir?: string;
+  /** Clock of the memory rows' updated_at (default Date.now). */
+  now?: () => number;
 }
 
 export interface TableCopyCount {
@@ -27,6 +35,8 @@ export interface TableCopyCount {
   postgresRows: number;
   /** Values that held NUL characters, which PostgreSQL's text refuses; copied without them. */
   valuesWithNulRemoved: number;
+  /** Of `sqliteRows`, those that came from files, not from the SQLite table (memory_documents: the memory files). */
+  fromFiles?: number;
 }
 
 export type CopyError =
@@ -58,11 +68,16 @@ export async function copySqliteToPostgres(options: CopyToPostgresOptions): Prom
     opened.snapshot.close();
     return { ok: false, error: { kind: "schema_mismatch", message: `the SQLite file has tables this version does not know how to copy: ${unlisted.join(", ")}` } };
   }
+  const memory = options.memoryDir === undefined ? { ok: true as const, files: [] } : await readMemoryFiles(options.memoryDir);
+  if (!memory.ok) {
+    opened.snapshot.close();
+    return { ok: false, error: { kind: "source_unusable", message: memory.message } };
+  }
   const db = connectPostgres(options.databaseUrl, "hermes-db-copy");
   try {
     const prepared = await prepareTarget(db, opened.snapshot, target);
     if (!prepared.ok) return prepared;
-    const copied = await copyInOneTransaction(db, opened.snapshot, prepared.columns, options);
+    const copied = await copyInOneTransaction(db, opened.snapshot, prepared.columns, memory.files, options);
     return copied.ok ? { ok: true, source: options.file, target, tables: copied.tables } : copied;
   } finally {
     opened.snapshot.close();
@@ -103,11 +118,11 @@ async function prepareTarget(db: Kysely<Database>, snapshot: SqliteSnapshot, tar
 type CopyOutcome = { ok: true; tables: TableCopyCount[] } | { ok: false; error: CopyError };
 
 /** Commits only a complete, verified copy; anything else rolls the whole copy back. */
-async function copyInOneTransaction(db: Kysely<Database>, snapshot: SqliteSnapshot, columns: Columns, options: CopyToPostgresOptions): Promise<CopyOutcome> {
+async function copyInOneTransaction(db: Kysely<Database>, snapshot: SqliteSnapshot, columns: Columns, memoryFiles: readonly MemoryFile[], options: CopyToPostgresOptions): Promise<CopyOutcome> {
   let trx: ControlledTransaction<Database> | undefined;
   try {
     trx = await db.startTransaction().execute();
-    const outcome = await copyAll(trx, snapshot, columns, options);
+    const outcome = await copyAll(trx, snapshot, columns, memoryFiles, options);
     await (outcome.ok ? trx.commit() : trx.rollback()).execute();
     return outcome;
   } catch (error) {
@@ -119,7 +134,7 @@ async function copyInOneTransaction(db: Kysely<Database>, snapshot: SqliteSnapsh
   }
 }
 
-async function copyAll(trx: Kysely<Database>, snapshot: SqliteSnapshot, columns: Columns, options: CopyToPostgresOptions): Promise<CopyOutcome> {
+async function copyAll(trx: Kysely<Database>, snapshot: SqliteSnapshot, columns: Columns, memoryFiles: readonly MemoryFile[], options: CopyToPostgresOptions): Promise<CopyOutcome> {
   const names = COPIED_TABLES.map((table) => table.name);
   await lockTables(trx, names, options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS);
   const occupied = await tablesWithRows(trx, names);
@@ -129,10 +144,17 @@ async function copyAll(trx: Kysely<Database>, snapshot: SqliteSnapshot, columns:
   }
   const tables: TableCopyCount[] = [];
   for (const table of COPIED_TABLES) {
-    const valuesWithNulRemoved = await copyTable(trx, snapshot, table, columns.get(table.name) ?? [], options.batchSize ?? DEFAULT_BATCH_SIZE);
-    const sqliteRows = snapshot.count(table.name);
+    let valuesWithNulRemoved = await copyTable(trx, snapshot, table, columns.get(table.name) ?? [], options.batchSize ?? DEFAULT_BATCH_SIZE);
+    let sqliteRows = snapshot.count(table.name);
+    const fromFiles = table.name === "memory_documents" ? memoryFiles.length : 0;
+    if (fromFiles > 0) {
+      valuesWithNulRemoved += await insertMemoryFiles(trx, memoryFiles, (options.now ?? Date.now)(), options.batchSize ?? DEFAULT_BATCH_SIZE).catch((error: unknown) => {
+        throw new TableCopyError(table.name, error);
+      });
+      sqliteRows += fromFiles;
+    }
     options.onTableCopied?.(table.name, sqliteRows);
-    tables.push({ table: table.name, sqliteRows, postgresRows: 0, valuesWithNulRemoved });
+    tables.push({ table: table.name, sqliteRows, postgresRows: 0, valuesWithNulRemoved, ...(fromFiles > 0 && { fromFiles }) });
   }
   await advanceSequences(trx, COPIED_TABLES);
   for (const count of tables) count.postgresRows = await countRows(trx, count.table);
