@@ -14,6 +14,9 @@ export function formatCopyReport(result: Extract<CopyResult, { ok: true }>): str
     const where = withNul.map((count) => `${count.table} ${count.valuesWithNulRemoved}`).join(", ");
     lines.push(`Text values with NUL characters, copied without them (PostgreSQL cannot store NUL): ${where}.`);
   }
+  for (const count of result.tables.filter((each) => (each.fromFiles ?? 0) > 0)) {
+    lines.push(`${count.table}: ${count.fromFiles} of its rows are the memory files (MEMORY.md, USER.md) of $HERMES_HOME/memory.`);
+  }
   return `${lines.join("\n")}\n`;
 }
 

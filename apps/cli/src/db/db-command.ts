@@ -46,6 +46,8 @@ async function copy(command: ParsedCommand, io: DbIo): Promise<number> {
   const result = await copySqliteToPostgres({
     file: source,
     databaseUrl: target,
+    // The install keeps memory in files; PostgreSQL keeps it in memory_documents, so they go in with the tables.
+    memoryDir: config.paths.memory,
     onTableCopied: (table, rows) => io.stderr.write(`  ${table}: ${rows} row(s)\n`),
   });
   if (!result.ok) {
