@@ -174,6 +174,27 @@ describe("copySqliteToPostgres", () => {
     expect((await rowCounts(databaseUrl)).user_daily_usage).toBe(2);
   });
 
+  it("gives up, writing nothing, while another process writes to the target, and copies once it is done", async () => {
+    const file = path.join(dir, "state.db");
+    await fillSqliteInstall(file);
+    const databaseUrl = await emptyDatabase();
+    // A gateway already on the target: its tables exist, and it is in the middle of a write.
+    await (await open({ file: path.join(dir, "unused.db"), databaseUrl })).close();
+    const writer = new pg.Client({ connectionString: databaseUrl });
+    await writer.connect();
+    try {
+      await writer.query("BEGIN");
+      await writer.query("INSERT INTO chat_settings (platform, chat_id, mention_mode, updated_at) VALUES ('slack', 'C9', 'all', 1)");
+      const blocked = await copySqliteToPostgres({ file, databaseUrl, lockTimeoutMs: 200 });
+      expect(blocked).toMatchObject({ ok: false, error: { kind: "copy_failed", message: expect.stringContaining("another process is writing to the target database") } });
+      await writer.query("ROLLBACK");
+    } finally {
+      await writer.end();
+    }
+    expect(Object.values(await rowCounts(databaseUrl)).every((count) => count === 0)).toBe(true);
+    expectCopied(await copySqliteToPostgres({ file, databaseUrl }));
+  });
+
   it("migrates an older SQLite file before copying, and never creates a missing one", async () => {
     const file = path.join(dir, "state.db");
     const sqlite = new BetterSqlite3(file);

@@ -18,8 +18,15 @@ export function rowsPerStatement(wanted: number, columnCount: number): number {
  * instead of waiting behind a process that holds the tables.
  */
 export async function lockTables(db: Target, tables: readonly string[], timeoutMs: number): Promise<void> {
-  await sql.raw(`SET LOCAL lock_timeout = ${Math.max(1, Math.floor(timeoutMs))}`).execute(db);
-  await sql`LOCK TABLE ${sql.join(tables.map((table) => sql.table(table)))} IN EXCLUSIVE MODE`.execute(db);
+  const waitMs = Math.max(1, Math.floor(timeoutMs));
+  await sql.raw(`SET LOCAL lock_timeout = ${waitMs}`).execute(db);
+  try {
+    await sql`LOCK TABLE ${sql.join(tables.map((table) => sql.table(table)))} IN EXCLUSIVE MODE`.execute(db);
+  } catch (error) {
+    // 55P03 lock_not_available: the server's words ("canceling statement due to lock timeout") do not say what to do.
+    if ((error as { code?: unknown }).code !== "55P03") throw error;
+    throw new Error(`another process is writing to the target database (its tables stayed locked for ${waitMs} ms); stop whatever uses it and copy again`);
+  }
 }
 
 /** The tables that hold at least one row. */
