@@ -73,6 +73,36 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
       }
     });
 
+    it("keeps sessions apart whose ids look like query syntax", async () => {
+      const ids = ["it's", "a' | 'b", "back\\slash", "'", "x:*"];
+      let next = 0;
+      const { store } = await fixtures.openNew({ newId: () => ids[next++] ?? `extra-${next}` });
+      const owners = ["alice", "bob", "carol", "dave", "erin"];
+      for (const userId of owners) {
+        const { session } = await store.sessions.getOrCreateActive(dmSession(userId));
+        await store.messages.append(session.id, [userMessage(`lighthouse keeper notes of ${userId}`)]);
+      }
+      for (const [index, userId] of owners.entries()) {
+        const hits = await store.search({ platform: "telegram", userId, text: "lighthouse keeper" });
+        expect(hits.map((hit) => hit.sessionId)).toEqual([ids[index]]);
+      }
+    });
+
+    it("ranks the matches of a user with more sessions than one query names", async () => {
+      const { store } = await fixtures.openNew();
+      const sessionIds: string[] = [];
+      for (let index = 0; index < 501; index += 1) {
+        const { session } = await store.sessions.getOrCreateActive(dmSession("alice"));
+        if (index % 100 === 0) await store.messages.append(session.id, [userMessage(index === 500 ? "lighthouse lighthouse" : "a lighthouse")]);
+        await store.sessions.end(session.key);
+        sessionIds.push(session.id);
+      }
+      const { session: bob } = await store.sessions.getOrCreateActive(dmSession("bob"));
+      await store.messages.append(bob.id, [userMessage("lighthouse lighthouse lighthouse")]);
+      const hits = await store.search({ ...alice, text: "lighthouse", limit: 50 });
+      expect(hits.map((hit) => hit.sessionId)).toEqual([500, 400, 300, 200, 100, 0].map((index) => sessionIds[index]));
+    });
+
     it("excludes the given session", async () => {
       const { store, aliceOld, aliceCurrent } = await seeded();
       const all = await store.search({ ...alice, text: "tomatoes" });

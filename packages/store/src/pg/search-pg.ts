@@ -3,12 +3,15 @@ import { isStopWord, type TermJoin } from "../fts-query.js";
 import type { SearchPage, SearchQuery } from "../search.js";
 import type { StoreContext } from "../store-context.js";
 import type { SearchHit } from "../types.js";
-import { SEARCH_TEXT_LIMIT } from "./migrations/0011-search-folded.js";
+import { SEARCH_TEXT_LIMIT, SESSION_LEXEME_PREFIX } from "./migrations/0011-search-folded.js";
 
 /** ts_headline's window, about the 16 tokens of SQLite's snippet, keeping short words at its ends as SQLite does. */
 const HEADLINE_OPTIONS = "StartSel=[, StopSel=], MaxWords=16, MinWords=15, ShortWord=0";
 /** ts_rank's normalization 1 divides by 1 + log(length), so long messages do not win on length alone (as in bm25). */
 const RANK_NORMALIZATION = 1;
+
+/** Past this many sessions of the caller, their ids make too long a query: their messages are read one by one. */
+const MAX_SESSION_TERMS = 500;
 
 /**
  * One page of full-text search on PostgreSQL, the same rules as SQLite's (../search.ts): `messages.text_search` is the
@@ -16,18 +19,31 @@ const RANK_NORMALIZATION = 1;
  * way, bound as a value, so nothing the user typed is tsquery syntax ("tomat*" is the word "tomat", no prefix, as a
  * quoted FTS5 term). Stop words filter but do not rank (ts_rank of the other words).
  *
- * The owner restriction is the join to the caller's sessions. The planner picks the path from the words' statistics:
- * for a common word it starts from the user's sessions (sessions_by_user, then messages_session_seq) and checks their
- * messages only; for a rare one it intersects the GIN index with them. Either way only the caller's matches are ranked.
+ * Only the caller's rows are read: their sessions are looked up first (sessions_by_user) and their ids, as the
+ * session lexemes of 0011, are ANDed into the query, so the GIN index intersects the caller's few entries with the
+ * words' (skipping through a common word's long list) and every user's matches are never gathered, let alone
+ * ranked. The join to the caller's sessions checks platform and user again, so the lexemes are never the only thing
+ * between one user's history and another's. Unranked (stop words only), the newest matches are wanted: each session
+ * gives its last few, walking its messages backwards.
  */
 export function createPostgresSearchPage(ctx: StoreContext): SearchPage {
   return async (query: SearchQuery, words: readonly string[], join: TermJoin, limit: number): Promise<SearchHit[]> => {
+    let owned = ctx.db.selectFrom("sessions").select("id").where("platform", "=", query.platform).where("user_id", "=", query.userId);
+    if (query.excludeSessionId !== undefined) owned = owned.where("id", "!=", query.excludeSessionId);
+    const sessions = await ctx.exec.all(owned.limit(MAX_SESSION_TERMS + 1));
+    if (sessions.length === 0) return [];
+
     const ranking = words.filter((word) => !isStopWord(word));
     const ranked = ranking.length > 0;
     // As on SQLite: with every word required the stop words filter too; with any word, a stop word alone is no match.
-    const filter = join === "all" || !ranked ? words : ranking;
+    const filter = tsquery(join === "all" || !ranked ? words : ranking, join);
     const textSearch = sql.ref("messages.text_search");
     const score = ranked ? sql<number>`ts_rank(${textSearch}, ${tsquery(ranking, join)}, ${sql.lit(RANK_NORMALIZATION)})` : sql<number>`0`;
+    // ts_match_vq is what @@ calls, written as a function so the planner reads the session's rows instead of the index.
+    const matching =
+      ranked && sessions.length <= MAX_SESSION_TERMS
+        ? sql<boolean>`${textSearch} @@ (${sessionsQuery(sessions.map((session) => session.id))}::tsquery && ${filter})`
+        : sql<boolean>`ts_match_vq(${textSearch}, ${filter})`;
     let page = ctx.db
       .selectFrom("sessions")
       .innerJoinLateral(
@@ -36,10 +52,8 @@ export function createPostgresSearchPage(ctx: StoreContext): SearchPage {
             .selectFrom("messages")
             .select(["messages.id", "messages.seq", "messages.role", "messages.created_at", score.as("score")])
             .whereRef("messages.session_id", "=", "sessions.id")
-            .where(sql<boolean>`${textSearch} @@ ${tsquery(filter, join)}`);
-          // Unranked, the newest matches are wanted: each session gives its last few, walking its messages backwards,
-          // instead of the planner walking the whole table newest first for a user whose matches are few or old.
-          // Ranked, the planner may flatten the join and pick either path (see above).
+            .where(matching);
+          // Ranked, the planner flattens this into a join; unranked, the limit keeps it per session.
           return (ranked ? matches : matches.orderBy("messages.seq", "desc").limit(limit)).as("match");
         },
         (on) => on.onTrue(),
@@ -71,6 +85,15 @@ export function createPostgresSearchPage(ctx: StoreContext): SearchPage {
     );
     return rows.map((row) => ({ ...row, title: row.title ?? undefined }));
   };
+}
+
+/**
+ * Any of these sessions, as tsquery text of their lexemes (0011): each quoted, quotes doubled and backslashes
+ * escaped, so an id is only ever a lexeme. Bound as one value and cast, so the planner sees a constant.
+ */
+function sessionsQuery(sessionIds: readonly string[]): string {
+  const escaped = (id: string): string => `${SESSION_LEXEME_PREFIX}${id}`.replaceAll("\\", "\\\\").replaceAll("'", "''");
+  return sessionIds.map((id) => `'${escaped(id)}'`).join(" | ");
 }
 
 /** The words as one tsquery: each folded and parsed as a phrase of its tokens, joined by && or ||. */

@@ -16,6 +16,14 @@ import { sql, type Kysely, type Migration } from "kysely";
  */
 export const SEARCH_TEXT_LIMIT = 200_000;
 
+/**
+ * Each message's vector also holds its session's id behind this prefix, as one lexeme without a position: a search
+ * ANDs the caller's sessions into its query, so the GIN index finds their matches without reading anyone else's
+ * rows (SQLite's owner token, 0008, does the same). The parser never yields a lexeme with a space, so no word of a
+ * message can equal one.
+ */
+export const SESSION_LEXEME_PREFIX = " ";
+
 export const searchFoldedMigration: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
     const server = await sql<{ icu: boolean; utf8: boolean }>`
@@ -31,10 +39,11 @@ export const searchFoldedMigration: Migration = {
     await createFunction(db, "search_unaccented", unaccented);
     await createFunction(db, "search_folded", folded);
 
-    // Dropping the column drops its GIN index; both come back over the folded text.
+    // Dropping the column drops its GIN index; both come back over the folded text and the session's lexeme.
     await sql`ALTER TABLE messages DROP COLUMN text_search`.execute(db);
-    await sql`ALTER TABLE messages ADD COLUMN text_search tsvector
-      GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, search_folded(left(text, ${sql.lit(SEARCH_TEXT_LIMIT)})))) STORED`.execute(db);
+    await sql`ALTER TABLE messages ADD COLUMN text_search tsvector GENERATED ALWAYS AS (
+      to_tsvector('simple'::regconfig, search_folded(left(text, ${sql.lit(SEARCH_TEXT_LIMIT)})))
+      || array_to_tsvector(ARRAY[${sql.lit(SESSION_LEXEME_PREFIX)} || session_id])) STORED`.execute(db);
     await db.schema.createIndex("messages_text_search").on("messages").using("gin").column("text_search").execute();
   },
 };
