@@ -148,11 +148,13 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
   };
 
   /**
-   * A session's files (shared-files.ts) go once no session of their key is left and they are past the operational
-   * window: with the conversations history retention deletes, and those of messages that never got a session (a
-   * stranger's file refused by authorization). The window keeps the files of a message still on its way to its session.
+   * A session's files (shared-files.ts) carry its key, not its id (an attachment is shared before its message is
+   * routed to a session). Past the operational window, a file goes once no session of its key could be its own: none
+   * is left, or every one left started more than the window after the file, so the file's session was deleted (history
+   * retention, after /new made a newer one). That also drops the files of messages that never got a session (a
+   * stranger's file refused by authorization); the window keeps those of a message still on its way to its session.
    */
-  const pruneSessionFiles = (cutoff: number, signal?: AbortSignal): Promise<number> =>
+  const pruneSessionFiles = (cutoff: number, windowMs: number, signal?: AbortSignal): Promise<number> =>
     deleteInBatches(
       signal,
       () =>
@@ -164,7 +166,16 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
               .select("path")
               .where("session_key", "is not", null)
               .where("updated_at", "<", cutoff)
-              .where(({ not, exists, selectFrom }) => not(exists(selectFrom("sessions").select("sessions.id").whereRef("sessions.key", "=", "shared_files.session_key"))))
+              .where(({ eb, not, exists, selectFrom }) =>
+                not(
+                  exists(
+                    selectFrom("sessions")
+                      .select("sessions.id")
+                      .whereRef("sessions.key", "=", "shared_files.session_key")
+                      .where("sessions.created_at", "<=", eb(eb.ref("shared_files.updated_at"), "+", windowMs)),
+                  ),
+                ),
+              )
               .orderBy("path")
               .limit(BATCH),
           ),
@@ -180,7 +191,7 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
       const pairingRequests = await prunePairingRequests(cutoff, signal);
       const pairingFailures = await prunePairingFailures(cutoff, signal);
       const history = historyCutoff === undefined ? { sessions: 0, messages: 0 } : await pruneHistory(historyCutoff, signal);
-      const sessionFiles = await pruneSessionFiles(cutoff, signal);
+      const sessionFiles = await pruneSessionFiles(cutoff, policy.days * DAY_MS, signal);
       return { inbound, deliveries, pairingRequests, pairingFailures, ...history, ...(sessionFiles > 0 ? { sessionFiles } : {}) };
     },
   };

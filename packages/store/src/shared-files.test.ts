@@ -122,5 +122,25 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
       }
       expect((await store.retention.prune({ now: fixtures.now(), days: 1 })).sessionFiles).toBeUndefined();
     });
+
+    it("go with a session history retention deleted, while a newer session of the same key keeps its own", async () => {
+      const { store } = await fixtures.openNew();
+      const chat = dmSession("regular");
+      await store.sessions.getOrCreateActive(chat);
+      await store.sharedFiles.put("workspace/attachments/telegram/old.jpg", bytes("o"), { sessionKey: chat.key });
+      fixtures.advance(10 * DAY_MS);
+      // /new ends the old session; days later the chat's next message starts a new one, with a file of its own.
+      await store.sessions.end(chat.key);
+      fixtures.advance(5 * DAY_MS);
+      await store.sessions.getOrCreateActive(chat);
+      await store.sharedFiles.put("workspace/attachments/telegram/new.jpg", bytes("n"), { sessionKey: chat.key });
+      fixtures.advance(5 * DAY_MS);
+
+      // History retention keeps conversations updated within 7 days: the old session goes, and so does its file.
+      const counts = await store.retention.prune({ now: fixtures.now(), days: 2, historyDays: 7 });
+      expect(counts).toMatchObject({ sessions: 1, sessionFiles: 1 });
+      expect(await store.sharedFiles.get("workspace/attachments/telegram/old.jpg")).toBeUndefined();
+      expect(await store.sharedFiles.get("workspace/attachments/telegram/new.jpg")).toBeDefined();
+    });
   });
 });
