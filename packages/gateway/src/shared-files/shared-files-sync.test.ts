@@ -202,6 +202,13 @@ describe("shared files between two HERMES_HOMEs on one PostgreSQL database", () 
     }
   });
 
+  it("keeps the saved output of a run without a session key on its own machine (no session could restore it)", async () => {
+    const worker = await machine("worker");
+    await worker.sync.onSpill({ file: path.join(worker.home, "sessions", "s", "tool-results", "x.txt"), content: "long", sessionId: "s" });
+    expect(await worker.store.sharedFiles.get("sessions/s/tool-results/x.txt")).toBeUndefined();
+    await expect(worker.sync.onSpill({ file: path.join(root, "elsewhere.txt"), content: "long", sessionId: "s", sessionKey: "k" })).rejects.toThrow("outside HERMES_HOME");
+  });
+
   it("changes nothing without a database URL", () => {
     expect(sharedFilesFor({ ...configOf(root), databaseUrl: undefined }, { store: { sharedFiles: {} as Store["sharedFiles"] }, logger: silentLogger })).toBeUndefined();
   });

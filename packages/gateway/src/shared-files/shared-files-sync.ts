@@ -105,11 +105,15 @@ export class SharedFilesSync {
     if (!put.ok) throw new Error(`${path} was not shared (${put.reason})`);
   }
 
-  /** A saved tool output goes to the database with its session, so a run on another machine can read it too. */
+  /**
+   * A saved tool output goes to the database with its session, so a run on another machine can read it too. A run
+   * without a session key (none of the gateway's) has no session to restore it for, so its output stays here only.
+   */
   readonly onSpill = async (spill: SpilledToolOutput): Promise<void> => {
+    if (spill.sessionKey === undefined) return;
     const path = this.homeFiles.sharedPathOf(spill.file);
     if (path === undefined) throw new Error("the saved output lies outside HERMES_HOME");
-    const put = await this.files.put(path, Buffer.from(spill.content, "utf8"), spill.sessionKey === undefined ? {} : { sessionKey: spill.sessionKey });
+    const put = await this.files.put(path, Buffer.from(spill.content, "utf8"), { sessionKey: spill.sessionKey });
     if (!put.ok) throw new Error(put.reason === "too_large" ? `it is larger than the ${put.maxBytes}-byte limit of shared files` : put.detail);
   };
 
