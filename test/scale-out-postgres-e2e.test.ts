@@ -121,6 +121,36 @@ describe("a gateway and two workers on three HERMES_HOMEs, sharing Redis and Pos
     for (const n of [0, 50, 100, 150]) expect(last).toContain(`m${n}x`);
   }, 240_000);
 
+  it("puts a memory one worker saved into the next session's prompt on the other, and session_search finds the earlier session", async () => {
+    const workerA = await start("worker", "worker-a", "worker started");
+    await start("gateway", "gateway", '"msg":"gateway started"');
+    llm.enqueue(
+      { kind: "tools", calls: [{ name: "memory", arguments: { action: "add", target: "user", content: "Favourite city is Lisbon; travels with a cello." } }] },
+      { kind: "text", text: "Noted the city m1x." },
+    );
+    say(42, 1);
+    await waitUntil(() => repliesTo(1) === 1, "the first answer, on worker A");
+    // Worker A stops, so the next runs can only happen on worker B, whose home has never seen this user.
+    await stop(workerA);
+    await start("worker", "worker-b", "worker started");
+
+    telegram.userWrites({ from: { id: 42, first_name: "User42" }, text: "/new" });
+    await waitUntil(() => telegram.sentTo(42).length >= 2, "the /new confirmation");
+    llm.enqueue(
+      { kind: "tools", calls: [{ name: "session_search", arguments: { query: "city" } }] },
+      { kind: "text", text: "Found it m2x." },
+    );
+    say(42, 2);
+    await waitUntil(() => repliesTo(2) === 1, "the answer on worker B");
+    const [asked, afterSearch] = llm.requests.slice(-2);
+    // The memory is in the new session's system prompt (USER.md of this person's scope).
+    expect(JSON.stringify(asked?.messages)).toContain("Favourite city is Lisbon; travels with a cello.");
+    // session_search ran on worker B against the shared database and found the earlier session's message.
+    const toolResult = JSON.stringify(afterSearch?.messages.at(-1));
+    expect(toolResult).toContain("Noted the [city] m1x.");
+    expect(toolResult).toContain("(Please look at item m1x.)");
+  }, 180_000);
+
   it("hands Telegram polling to the standby gateway on another home when the active one is killed", async () => {
     await start("worker", "worker-a", "worker started");
     const active = await start("gateway", "gateway-a", "became the active gateway");
