@@ -39,12 +39,41 @@ export function createPostgresSearchPage(ctx: StoreContext): SearchPage {
     const filter = tsquery(join === "all" || !ranked ? words : ranking, join);
     const textSearch = sql.ref("messages.text_search");
     const score = ranked ? sql<number>`ts_rank(${textSearch}, ${tsquery(ranking, join)}, ${sql.lit(RANK_NORMALIZATION)})` : sql<number>`0`;
-    // ts_match_vq is what @@ calls, written as a function so the planner reads the session's rows instead of the index.
-    const matching =
-      ranked && sessions.length <= MAX_SESSION_TERMS
-        ? sql<boolean>`${textSearch} @@ (${sessionsQuery(sessions.map((session) => session.id))}::tsquery && ${filter})`
-        : sql<boolean>`ts_match_vq(${textSearch}, ${filter})`;
-    let page = ctx.db
+    const columns = [
+      "match.id as id",
+      "sessions.id as sessionId",
+      "sessions.key as sessionKey",
+      "sessions.title as title",
+      "match.seq as seq",
+      "match.role as role",
+      "match.created_at as createdAt",
+      "match.score as score",
+    ] as const;
+    const ownedBy = [sql`sessions.platform = ${query.platform}`, sql`sessions.user_id = ${query.userId}`];
+    if (query.excludeSessionId !== undefined) ownedBy.push(sql`sessions.id <> ${query.excludeSessionId}`);
+    const owner = sql<boolean>`${sql.join(ownedBy, sql` AND `)}`;
+    const order = ranked ? sql`match.score DESC, match.id DESC` : sql`match.id DESC`;
+
+    // The caller's matches through the index, gathered once: left to itself, the planner runs the same index scan
+    // again for every session of the caller.
+    const throughIndex = ctx.db
+      .with(
+        (cte) => cte("match").materialized(),
+        (db) =>
+          db
+            .selectFrom("messages")
+            .select(["messages.id", "messages.session_id", "messages.seq", "messages.role", "messages.created_at", score.as("score")])
+            .where(sql<boolean>`${textSearch} @@ (${sessionsQuery(sessions.map((session) => session.id))}::tsquery && ${filter})`),
+      )
+      .selectFrom("match")
+      .innerJoin("sessions", "sessions.id", "match.session_id")
+      .select(columns)
+      .where(owner)
+      .orderBy(order)
+      .limit(limit);
+    // Session by session, reading the caller's messages (ts_match_vq is what @@ calls, written so the planner keeps to
+    // them); unranked, each session gives its newest few, walking its messages backwards.
+    const bySession = ctx.db
       .selectFrom("sessions")
       .innerJoinLateral(
         (eb) => {
@@ -52,31 +81,21 @@ export function createPostgresSearchPage(ctx: StoreContext): SearchPage {
             .selectFrom("messages")
             .select(["messages.id", "messages.seq", "messages.role", "messages.created_at", score.as("score")])
             .whereRef("messages.session_id", "=", "sessions.id")
-            .where(matching);
-          // Ranked, the planner flattens this into a join; unranked, the limit keeps it per session.
+            .where(sql<boolean>`ts_match_vq(${textSearch}, ${filter})`);
           return (ranked ? matches : matches.orderBy("messages.seq", "desc").limit(limit)).as("match");
         },
         (on) => on.onTrue(),
       )
-      .select([
-        "match.id as id",
-        "sessions.id as sessionId",
-        "sessions.key as sessionKey",
-        "sessions.title as title",
-        "match.seq as seq",
-        "match.role as role",
-        "match.created_at as createdAt",
-        "match.score as score",
-      ])
-      .where("sessions.platform", "=", query.platform)
-      .where("sessions.user_id", "=", query.userId);
-    if (query.excludeSessionId !== undefined) page = page.where("sessions.id", "!=", query.excludeSessionId);
-    page = ranked ? page.orderBy("score", "desc").orderBy("match.id", "desc") : page.orderBy("match.id", "desc");
+      .select(columns)
+      .where(owner)
+      .orderBy(order)
+      .limit(limit);
+    const page = (ranked && sessions.length <= MAX_SESSION_TERMS ? throughIndex : bySession).as("page");
     const headline = sql<string>`ts_headline('simple', search_unaccented(left(messages.text, ${sql.lit(SEARCH_TEXT_LIMIT)})),
       ${tsquery(words, join)}, ${sql.lit(HEADLINE_OPTIONS)})`;
     const rows = await ctx.exec.all(
       ctx.db
-        .selectFrom(page.limit(limit).as("page"))
+        .selectFrom(page)
         // The text is read for the returned rows only, after the page is cut.
         .innerJoin("messages", "messages.id", "page.id")
         .select(["page.sessionId", "page.sessionKey", "page.title", "page.seq", "page.role", "page.createdAt", headline.as("snippet")])
