@@ -1,4 +1,4 @@
-import { bootstrap } from "@hermes/gateway";
+import { bootstrap, checkHomeFilesShareable } from "@hermes/gateway";
 import { copySqliteToPostgres, migrateDatabase, redactDatabaseUrl } from "@hermes/store";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, stringOption, type ParsedCommand } from "../cli/command-spec.js";
 import { formatCommandHelp } from "../cli/usage.js";
@@ -42,6 +42,12 @@ async function copy(command: ParsedCommand, io: DbIo): Promise<number> {
   if (!boot.ok) return boot.exitCode;
   const { config } = boot.value;
   const source = config.paths.stateDb;
+  // A skill file too large to share is refused while the target is still empty, so copying again needs no new database.
+  const shareable = await checkHomeFilesShareable(config.home);
+  if (!shareable.ok) {
+    io.stderr.write(`hermes db copy: nothing was copied: ${shareable.error}. Make that file smaller or remove it, then copy again.\n`);
+    return EXIT_FAILED;
+  }
   io.stdout.write(`Copying ${source} into ${redactDatabaseUrl(target)}\n`);
   const result = await copySqliteToPostgres({
     file: source,
