@@ -12,6 +12,7 @@ import { chunkingBenchmark, gatewayThroughputBenchmark } from "./gateway-bench.j
 import { cliHelpBenchmark } from "./cli-help-bench.js";
 import { startupBenchmark } from "./startup-bench.js";
 import { sessionSearchBenchmark, storeAppendBenchmark } from "./store-bench.js";
+import { postgresSessionSearchBenchmark } from "./store-search-pg-bench.js";
 import { storeAppendPostgresBenchmark } from "./store-append-pg-bench.js";
 import { scaleOutBenchmark } from "./scale-out-bench.js";
 import { throughputBenchmark } from "./throughput-bench.js";
@@ -144,6 +145,7 @@ async function main(): Promise<void> {
       }],
       ["postgres", async () => {
         for (const figure of await storeAppendPostgresBenchmark()) record(figure);
+        for (const figure of await postgresSessionSearchBenchmark()) record(figure);
         for (const figure of await scaleOutBenchmark()) record(figure);
       }],
       ["throughput", async () => {
