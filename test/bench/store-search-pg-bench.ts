@@ -28,6 +28,7 @@ export async function buildPostgresSearchCorpus(url: string, total: number, word
       [USERS, SESSIONS_PER_USER, Date.UTC(2026, 0, 1)],
     );
     // Rank r = floor(exp(u · ln(n + 1))) for uniform u has P(r) ∝ ln(1 + 1/r) ≈ 1/r: the Zipf draw of wordSource.
+    // The `0 * (s + seq)` ties the word list to its row, so PostgreSQL draws a new one per message instead of once.
     await client.query(
       `INSERT INTO messages (session_id, seq, role, content, text, tokens, created_at)
        SELECT 'session-' || s, seq, CASE WHEN seq % 2 = 0 THEN 'user' ELSE 'assistant' END,
