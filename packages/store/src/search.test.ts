@@ -222,6 +222,7 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
       expect((await store.search({ ...alice, text: "-fence" })).map((hit) => hit.seq)).toEqual([2]);
       expect(await store.search({ ...alice, text: "*" })).toEqual([]);
       expect(await store.search({ ...alice, text: "tomat*" })).toEqual([]);
+      expect(await store.search({ ...alice, text: "x".repeat(10_000) })).toEqual([]);
       // Still intact after the SQL-looking input.
       expect(await store.search({ ...alice, text: "tomatoes", limit: 50 })).toHaveLength(4);
     });

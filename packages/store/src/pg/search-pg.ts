@@ -63,7 +63,9 @@ export function createPostgresSearchPage(ctx: StoreContext): SearchPage {
           db
             .selectFrom("messages")
             .select(["messages.id", "messages.session_id", "messages.seq", "messages.role", "messages.created_at", score.as("score")])
-            .where(sql<boolean>`${textSearch} @@ (${sessionsQuery(sessions.map((session) => session.id))}::tsquery && ${filter})`),
+            // A filter without lexemes (a word too long to index) must match nothing, not stand aside for the sessions.
+            .where(sql<boolean>`${textSearch} @@ (CASE WHEN numnode(${filter}) > 0
+              THEN ${sessionsQuery(sessions.map((session) => session.id))}::tsquery && ${filter} END)`),
       )
       .selectFrom("match")
       .innerJoin("sessions", "sessions.id", "match.session_id")
