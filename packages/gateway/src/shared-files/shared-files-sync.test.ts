@@ -104,6 +104,35 @@ describe("shared files between two HERMES_HOMEs on one PostgreSQL database", () 
     expect(await call(onA.list, {})).not.toContain("brew-tea");
   });
 
+  it("a skill change on a home that has not pulled another's newer files yet sends only its own change, not its stale copies", async () => {
+    const a = await machine("a");
+    const b = await machine("b");
+    const onA = skillTools(a);
+    const onB = skillTools(b);
+    await call(onA.manage, { action: "create", name: "brew-tea", content: SKILL });
+    await call(onA.manage, { action: "write_file", name: "brew-tea", file_path: "references/teas.md", file_content: "Assam\n" });
+    await b.sync.pull();
+
+    // a changes one file and adds another while b, in a run that started before, patches SKILL.md.
+    await call(onA.manage, { action: "write_file", name: "brew-tea", file_path: "references/teas.md", file_content: "Assam, Darjeeling\n" });
+    await call(onA.manage, { action: "write_file", name: "brew-tea", file_path: "templates/order.md", file_content: "One pot\n" });
+    expect(await call(onB.manage, { action: "patch", name: "brew-tea", old_string: "three minutes", new_string: "four minutes" })).toContain("Patched");
+
+    await a.sync.pull();
+    const onDisk = (home: string, file: string) => readFile(path.join(home, "skills", "brew-tea", file), "utf8");
+    expect(await onDisk(a.home, "SKILL.md")).toContain("four minutes");
+    expect(await onDisk(a.home, "references/teas.md")).toBe("Assam, Darjeeling\n");
+    expect(await onDisk(a.home, "templates/order.md")).toBe("One pot\n");
+    await b.sync.pull();
+    expect(await onDisk(b.home, "references/teas.md")).toBe("Assam, Darjeeling\n");
+    expect(await onDisk(b.home, "templates/order.md")).toBe("One pot\n");
+
+    // A removal made on b after its pull is still one.
+    await call(onB.manage, { action: "remove_file", name: "brew-tea", file_path: "templates/order.md" });
+    await a.sync.pull();
+    expect(await exists(path.join(a.home, "skills", "brew-tea", "templates"))).toBe(false);
+  });
+
   it("hook state written to the database is honoured by a gateway's hook registry on another home after its pull", async () => {
     const operator = await machine("operator");
     const gateway = await machine("gateway");

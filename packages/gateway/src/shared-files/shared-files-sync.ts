@@ -27,8 +27,15 @@ export class SharedFilesSync {
   private readonly files: SharedFileRepository;
   private readonly logger: Logger;
   private cursor = 0;
-  // Pulls run one after another: a caller must see every change committed before it asked.
-  private lastPull: Promise<unknown> = Promise.resolve();
+  /**
+   * Each mirrored file's sha256 as this home last took it from the database or gave it: a push sends only what changed
+   * here since, so a stale copy of a file another machine changed meanwhile is not sent back over its change.
+   */
+  private readonly known = new Map<string, string>();
+  private pulledOnce = false;
+  // Pulls and pushes run one after another: a caller must see every change committed before it asked, and a pull must
+  // not rewrite a file between a push's read of it and its comparison with what is known.
+  private turn: Promise<unknown> = Promise.resolve();
   private readonly skillListeners: Array<() => void> = [];
 
   constructor(options: SharedFilesSyncOptions) {
@@ -43,8 +50,12 @@ export class SharedFilesSync {
   }
 
   pull(): Promise<PullOutcome> {
-    const next = this.lastPull.then(() => this.pullNow());
-    this.lastPull = next.catch(() => undefined);
+    return this.inTurn(() => this.pullNow());
+  }
+
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.turn.then(work);
+    this.turn = next.catch(() => undefined);
     return next;
   }
 
@@ -61,13 +72,18 @@ export class SharedFilesSync {
             await this.homeFiles.remove(row.path, SKILLS_FOLDER);
             removed.push(row.path);
           }
-        } else if ((await this.homeFiles.hashOf(row.path)) !== row.sha256) {
-          await this.homeFiles.write(row.path, row.content);
-          written.push(row.path);
+          this.known.delete(row.path);
+        } else {
+          if ((await this.homeFiles.hashOf(row.path)) !== row.sha256) {
+            await this.homeFiles.write(row.path, row.content);
+            written.push(row.path);
+          }
+          this.known.set(row.path, row.sha256);
         }
         // Advanced row by row: a failed write is tried again by the next pull, and what came before is not.
         this.cursor = row.version;
       }
+      this.pulledOnce = true;
     } catch (error) {
       this.logger.warn("shared files: pull failed; this process keeps its copies until the next one", { error: asError(error) });
       return { ok: false, error: asError(error).message };
@@ -80,19 +96,35 @@ export class SharedFilesSync {
     return { ok: true, written, removed };
   }
 
-  /** After a local change of a skill (skill_manage, reflection): its folder as it is now goes to the database. */
-  readonly onSkillChanged = async (name: string, action: SkillAction): Promise<void> => {
+  /**
+   * After a local change of a skill (skill_manage, reflection): the files of its folder that changed here since this
+   * home last synced them go to the database, and the ones removed here are removed there. A file another machine
+   * added or changed meanwhile, which this home has not pulled yet, is left as that machine made it (only a file both
+   * changed goes to the last writer).
+   */
+  readonly onSkillChanged = (name: string, action: SkillAction): Promise<void> => this.inTurn(() => this.pushSkill(name, action));
+
+  private async pushSkill(name: string, action: SkillAction): Promise<void> {
     const folder = `${SKILLS_FOLDER}/${name}`;
     const local = new Set(await this.homeFiles.filesUnder(folder));
     const remote = new Map((await this.files.listUnder(`${folder}/`)).map((entry) => [entry.path, entry.sha256]));
     for (const path of local) {
       const bytes = await this.homeFiles.read(path);
-      if (bytes === undefined || remote.get(path) === sha256(bytes)) continue;
+      if (bytes === undefined) continue;
+      const hash = sha256(bytes);
+      if (remote.get(path) === hash) this.known.set(path, hash);
+      if (remote.get(path) === hash || (this.pulledOnce && this.known.get(path) === hash)) continue;
       const put = await this.files.put(path, bytes);
       if (!put.ok) throw new Error(`skill "${name}" (${action}): ${path} was not shared (${put.reason})`);
+      this.known.set(path, hash);
     }
-    for (const path of remote.keys()) if (!local.has(path)) await this.files.remove(path);
-  };
+    // Before any pull this home cannot tell a file removed here from one added elsewhere, so the folder as it is wins.
+    for (const path of remote.keys()) {
+      if (local.has(path) || (this.pulledOnce && action !== "delete" && !this.known.has(path))) continue;
+      await this.files.remove(path);
+      this.known.delete(path);
+    }
+  }
 
   /** After `hermes hooks enable|disable` wrote the state file here. */
   async pushFile(path: string): Promise<void> {
