@@ -70,6 +70,17 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
       expect((await other.sharedFiles.changedSince(versions.at(-1) ?? 0, ["skills/"])).length).toBe(8);
     });
 
+    it("says the latest version of any row, a session file's and a tombstone's too (0 when there is none)", async () => {
+      const { store } = await fixtures.openNew();
+      expect(await store.sharedFiles.latestVersion()).toBe(0);
+      await store.sharedFiles.put("skills/alpha/SKILL.md", bytes("alpha"));
+      const attachment = await store.sharedFiles.put("workspace/attachments/telegram/x.jpg", bytes("jpeg"), { sessionKey: "k" });
+      expect(attachment.ok && (await store.sharedFiles.latestVersion()) === attachment.version).toBe(true);
+      await store.sharedFiles.remove("skills/alpha/SKILL.md");
+      const [tombstone] = await store.sharedFiles.changedSince(attachment.ok ? attachment.version : 0, ["skills/"]);
+      expect(await store.sharedFiles.latestVersion()).toBe(tombstone?.version);
+    });
+
     it("lists a session's live files and a folder's, without their bytes", async () => {
       const { store } = await fixtures.openNew();
       await store.sharedFiles.put("workspace/attachments/telegram/1.jpg", bytes("one"), { sessionKey: "s1" });

@@ -40,6 +40,12 @@ export interface SharedFileRepository {
    * oldest first: for the small files every process mirrors (skills, hook state), so the bytes come along.
    */
   changedSince(version: number, prefixes: readonly string[]): Promise<SharedFile[]>;
+  /**
+   * The highest version of any row (0 for none). Every version below it has committed, so a reader that asked for
+   * changes since `v` after reading this may go on from it even when none of the rows under its prefixes reached it;
+   * otherwise each later question would walk again every session file written since its last mirrored change.
+   */
+  latestVersion(): Promise<number>;
   /** The live files of one session (its attachments and saved tool output), without their bytes. */
   listForSession(sessionKey: string): Promise<SharedFileEntry[]>;
   /** The live files under a folder prefix (e.g. one skill's `skills/<name>/`), without their bytes. */
@@ -136,6 +142,11 @@ export function createSharedFileRepository(ctx: StoreContext): SharedFileReposit
         db.selectFrom("shared_files").select([...ENTRY_COLUMNS, "content"]).where("version", ">", version).where(prefixMatch(prefixes)).orderBy("version"),
       );
       return rows.map((row) => ({ ...entryOf(row), content: row.content }));
+    },
+
+    async latestVersion() {
+      const row = await exec.first(db.selectFrom("shared_files").select((eb) => eb.fn.max("version").as("latest")));
+      return Number(row?.latest ?? 0);
     },
 
     async listForSession(sessionKey) {

@@ -133,6 +133,18 @@ describe("shared files between two HERMES_HOMEs on one PostgreSQL database", () 
     expect(await exists(path.join(a.home, "skills", "brew-tea", "templates"))).toBe(false);
   });
 
+  it("a pull goes on from the latest version, so the next asks nothing about the session files written since the last skill change", async () => {
+    const worker = await machine("worker");
+    const asked: number[] = [];
+    const files = { ...worker.store.sharedFiles, changedSince: (version: number, prefixes: readonly string[]) => (asked.push(version), worker.store.sharedFiles.changedSince(version, prefixes)) };
+    const sync = new SharedFilesSync({ files, home: worker.home, logger: silentLogger });
+    await worker.store.sharedFiles.put("skills/brew-tea/SKILL.md", Buffer.from(SKILL));
+    const spilled = await Promise.all([1, 2, 3].map((n) => worker.store.sharedFiles.put(`sessions/s${n}/tool-results/x.txt`, Buffer.from("long"), { sessionKey: "k" })));
+    expect((await sync.pull()).ok).toBe(true);
+    expect((await sync.pull()).ok).toBe(true);
+    expect(asked).toEqual([0, Math.max(...spilled.map((put) => (put.ok ? put.version : 0)))]);
+  });
+
   it("hook state written to the database is honoured by a gateway's hook registry on another home after its pull", async () => {
     const operator = await machine("operator");
     const gateway = await machine("gateway");

@@ -63,6 +63,8 @@ export class SharedFilesSync {
     const written: string[] = [];
     const removed: string[] = [];
     try {
+      // Read first: every version up to it has committed, so the rows below see all the mirrored ones up to it.
+      const latest = await this.files.latestVersion();
       const rows = await this.files.changedSince(this.cursor, MIRRORED_PREFIXES);
       for (const row of rows) {
         if (this.homeFiles.absolute(row.path) === undefined) {
@@ -83,6 +85,8 @@ export class SharedFilesSync {
         // Advanced row by row: a failed write is tried again by the next pull, and what came before is not.
         this.cursor = row.version;
       }
+      // Past the session files written since the last mirrored change, which the next question then skips.
+      this.cursor = Math.max(this.cursor, latest);
       this.pulledOnce = true;
     } catch (error) {
       this.logger.warn("shared files: pull failed; this process keeps its copies until the next one", { error: asError(error) });
