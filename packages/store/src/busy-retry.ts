@@ -31,12 +31,21 @@ export interface BusyRetryPolicy {
 const POSTGRES_RETRY_CODES: ReadonlySet<string> = new Set(["40001", "40P01", "55P03"]);
 
 /**
+ * A named prepared statement (pg-runner.ts) whose result columns changed since this connection prepared it: a newer
+ * version's migration added a column to a table it reads with `SELECT *` while this process runs. The server fails
+ * that one execution (feature_not_supported, a code too broad to retry on its own) and plans the statement afresh for
+ * the next, so trying the operation again succeeds.
+ */
+const POSTGRES_REPLANNED = /^cached plan must not change result type/;
+
+/**
  * A lock held elsewhere: better-sqlite3's SqliteError code (also its extended forms, e.g. SQLITE_BUSY_SNAPSHOT), or
- * one of PostgreSQL's codes above.
+ * one of PostgreSQL's codes above; or a PostgreSQL statement planned afresh after a schema change.
  */
 export function isBusyError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
+  if (code === "0A000") return POSTGRES_REPLANNED.test(error.message);
   return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || POSTGRES_RETRY_CODES.has(code));
 }
 

@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { Database } from "../database.js";
 import { int8AsNumber } from "../pg/int8-types.js";
+import { surviveDroppedConnections } from "../pg/pool-errors.js";
 
 /** A server that does not answer within this is reported as unreachable rather than waited for. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -18,7 +19,7 @@ export function connectPostgres(databaseUrl: string, applicationName: string): K
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     application_name: applicationName,
   });
-  // A dropped idle connection fails the next statement, which reports it; it must not crash the process meanwhile.
-  pool.on("error", () => undefined);
+  // A dropped connection fails the statement that needed it, which reports it.
+  surviveDroppedConnections(pool, () => undefined);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

@@ -11,6 +11,7 @@ import type { WritableCheck } from "../writable-check.js";
 import { int8AsNumber } from "./int8-types.js";
 import { migratePostgresToLatest } from "./migrate-pg.js";
 import { createPostgresRunner } from "./pg-runner.js";
+import { surviveDroppedConnections } from "./pool-errors.js";
 import { redactDatabaseUrl } from "./redact-url.js";
 
 const DEFAULT_POOL_SIZE = 10;
@@ -40,9 +41,8 @@ export async function openPostgresStore(options: OpenStoreOptions & { databaseUr
   } catch (error) {
     return { ok: false, error: { kind: "open_failed", message: `${where}: ${describe(error)}` } };
   }
-  // An idle pooled connection the server dropped (a restart, a failover) must not crash the process; the pool opens
-  // a new one for the next query.
-  pool.on("error", (error) => logger.warn("a pooled PostgreSQL connection failed", { database: where, error: error.message }));
+  // The pool opens a new connection for the next query.
+  surviveDroppedConnections(pool, (error) => logger.warn("a pooled PostgreSQL connection failed", { database: where, error: error.message }));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 
   let migration: Awaited<ReturnType<typeof migratePostgresToLatest>>;

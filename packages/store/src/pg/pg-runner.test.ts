@@ -1,0 +1,65 @@
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import { waitUntil } from "../../../../test/support/wait-until.js";
+import { dmSession, storeFixtures, userMessage } from "../test-fixtures.js";
+
+/** The store's own connections (application_name "hermes") on the database, as the server lists them. */
+const STORE_BACKENDS = "SELECT pid, wait_event_type FROM pg_stat_activity WHERE application_name = 'hermes' AND datname = current_database()";
+
+describe("the PostgreSQL store on a server that changes under it", () => {
+  const fixtures = storeFixtures("postgres");
+  const admins: pg.Client[] = [];
+  afterEach(async () => {
+    for (const admin of admins.splice(0)) await admin.end();
+    await fixtures.cleanup();
+  });
+
+  async function storeWithAdmin() {
+    const { store, databaseUrl } = await fixtures.openNew({ poolSize: 1 });
+    const admin = new pg.Client({ connectionString: databaseUrl, application_name: "hermes-test-admin" });
+    await admin.connect();
+    admins.push(admin);
+    return { store, admin };
+  }
+
+  it("survives its connection being cut inside a transaction: that run fails with the server's reason, the next one commits", async () => {
+    const { store, admin } = await storeWithAdmin();
+    const { session } = await store.sessions.getOrCreateActive(dmSession("u1"));
+    const { record } = await store.inbound.recordIfNew({ platform: "telegram", messageId: "m1", payload: "{}", sessionKey: session.key, status: "running" });
+    // The inbound row held elsewhere keeps completeRun waiting inside its transaction, on the pool's one connection.
+    await admin.query("BEGIN");
+    await admin.query("SELECT id FROM inbound WHERE id = $1 FOR UPDATE", [record.id]);
+    const finish = { inboundId: record.id, sessionId: session.id, messages: [userMessage("hello")], deliveries: [] };
+    const cut = store.completeRun(finish).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await waitUntil(async () => (await admin.query(STORE_BACKENDS)).rows.some((row) => row.wait_event_type === "Lock"), "completeRun to wait for the row");
+    for (const { pid } of (await admin.query(STORE_BACKENDS)).rows) await admin.query("SELECT pg_terminate_backend($1)", [pid]);
+    await admin.query("ROLLBACK");
+
+    // Before, the dropped client's 'error' event had no listener: an uncaught exception, which ends a process.
+    expect(await cut).toMatchObject({ code: "57P01", message: expect.stringContaining("terminating connection") });
+    expect(await store.completeRun(finish)).toEqual({ ok: true, sessionId: session.id });
+    expect(await store.messages.history(session.id)).toEqual([userMessage("hello")]);
+    expect(await store.checkWritable()).toEqual({ ok: true });
+  });
+
+  it("reads a table through its prepared statements after a newer version's migration added a column to it", async () => {
+    const { store, admin } = await storeWithAdmin();
+    const { session } = await store.sessions.getOrCreateActive(dmSession("u1"));
+    const { record } = await store.inbound.recordIfNew({ platform: "telegram", messageId: "m1", payload: "{}", sessionKey: session.key, status: "queued" });
+    // Prepared on the pool's one connection as SELECT * / RETURNING *.
+    expect(await store.sessions.get(session.id)).toEqual(session);
+    expect(await store.inbound.get(record.id)).toEqual(record);
+
+    await admin.query("ALTER TABLE sessions ADD COLUMN added_later text");
+    await admin.query("ALTER TABLE inbound ADD COLUMN added_later text");
+
+    // Each statement fails once with "cached plan must not change result type" and is planned afresh.
+    expect(await store.sessions.get(session.id)).toEqual(session);
+    expect(await store.sessions.getOrCreateActive(dmSession("u1"))).toEqual({ session, created: false });
+    expect(await store.inbound.claimNext(session.key)).toMatchObject({ id: record.id, status: "running", resumed: false });
+    expect(await store.inbound.get(record.id)).toMatchObject({ id: record.id, status: "running" });
+  });
+});
