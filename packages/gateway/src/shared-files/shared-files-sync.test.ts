@@ -4,7 +4,7 @@ import path from "node:path";
 import { createSkillTools, defaultSkillLocations, defineTool, HermesAgent, silentLogger, ToolRegistry, type AnyToolDefinition, type ToolContext } from "@hermes/agent";
 import { fauxAssistantMessage, fauxToolCall, registerFauxProvider, type ToolResultMessage } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
-import { openStore, type Store } from "@hermes/store";
+import { openStore, type SharedFileRepository, type Store } from "@hermes/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../test/support/test-database.js";
 import { HookRegistry } from "../hooks/hook-registry.js";
@@ -47,7 +47,7 @@ async function machine(name: string): Promise<Machine> {
 
 const context: ToolContext = { signal: new AbortController().signal, toolCallId: "call-1", sessionId: "session-1", logger: silentLogger };
 
-function skillTools(on: Machine): { manage: AnyToolDefinition; list: AnyToolDefinition; invalidate: () => void } {
+function skillTools(on: Machine): { manage: AnyToolDefinition; list: AnyToolDefinition; invalidate: () => void; sync: SharedFilesSync } {
   const created = createSkillTools({ ...defaultSkillLocations(on.home, bundled), onSkillChanged: on.sync.onSkillChanged });
   if (!created.ok) throw new Error(created.error);
   const tool = (name: string): AnyToolDefinition => {
@@ -56,7 +56,7 @@ function skillTools(on: Machine): { manage: AnyToolDefinition; list: AnyToolDefi
     return found;
   };
   on.sync.onSkillsPulled(() => created.catalog.invalidate());
-  return { manage: tool("skill_manage"), list: tool("skills_list"), invalidate: () => created.catalog.invalidate() };
+  return { manage: tool("skill_manage"), list: tool("skills_list"), invalidate: () => created.catalog.invalidate(), sync: on.sync };
 }
 
 async function call(tool: AnyToolDefinition, args: Record<string, unknown>): Promise<string> {
@@ -141,8 +141,26 @@ describe("shared files between two HERMES_HOMEs on one PostgreSQL database", () 
     await worker.store.sharedFiles.put("skills/brew-tea/SKILL.md", Buffer.from(SKILL));
     const spilled = await Promise.all([1, 2, 3].map((n) => worker.store.sharedFiles.put(`sessions/s${n}/tool-results/x.txt`, Buffer.from("long"), { sessionKey: "k" })));
     expect((await sync.pull()).ok).toBe(true);
-    expect((await sync.pull()).ok).toBe(true);
+    // Nothing written since: only the latest version is asked for.
+    expect(await sync.pull()).toEqual({ ok: true, written: [], removed: [] });
+    expect(asked).toEqual([0]);
+    await worker.store.sharedFiles.put("skills/brew-tea/references/teas.md", Buffer.from("Assam\n"));
+    expect(await sync.pull()).toEqual({ ok: true, written: ["skills/brew-tea/references/teas.md"], removed: [] });
     expect(asked).toEqual([0, Math.max(...spilled.map((put) => (put.ok ? put.version : 0)))]);
+  });
+
+  it("a skill change whose push failed goes to the database with the next pull", async () => {
+    const a = await machine("a");
+    let failing = true;
+    const put: SharedFileRepository["put"] = (...args) => (failing ? Promise.reject(new Error("connection lost")) : a.store.sharedFiles.put(...args));
+    const onA = skillTools({ ...a, sync: new SharedFilesSync({ files: { ...a.store.sharedFiles, put }, home: a.home, logger: silentLogger }) });
+    expect(await call(onA.manage, { action: "create", name: "brew-tea", content: SKILL })).toContain('Created skill "brew-tea"');
+    expect(await a.store.sharedFiles.get("skills/brew-tea/SKILL.md")).toBeUndefined();
+
+    failing = false;
+    const b = await machine("b");
+    expect((await onA.sync.pull()).ok).toBe(true);
+    expect(await b.sync.pull()).toMatchObject({ ok: true, written: ["skills/brew-tea/SKILL.md"] });
   });
 
   it("hook state written to the database is honoured by a gateway's hook registry on another home after its pull", async () => {

@@ -37,6 +37,8 @@ export class SharedFilesSync {
   // not rewrite a file between a push's read of it and its comparison with what is known.
   private turn: Promise<unknown> = Promise.resolve();
   private readonly skillListeners: Array<() => void> = [];
+  /** Skills changed here whose push failed (the database was unreachable), with the change, tried again by each pull. */
+  private readonly unpushed = new Map<string, SkillAction>();
 
   constructor(options: SharedFilesSyncOptions) {
     this.files = options.files;
@@ -50,7 +52,11 @@ export class SharedFilesSync {
   }
 
   pull(): Promise<PullOutcome> {
-    return this.inTurn(() => this.pullNow());
+    return this.inTurn(async () => {
+      // First, so a pull of another machine's change to the same skill does not bury this home's own.
+      await this.pushUnpushed();
+      return this.pullNow();
+    });
   }
 
   private inTurn<T>(work: () => Promise<T>): Promise<T> {
@@ -63,9 +69,10 @@ export class SharedFilesSync {
     const written: string[] = [];
     const removed: string[] = [];
     try {
-      // Read first: every version up to it has committed, so the rows below see all the mirrored ones up to it.
+      // Read first: every version up to it has committed, so the rows below see all the mirrored ones up to it; when
+      // nothing was written since the last pull, this is the only query.
       const latest = await this.files.latestVersion();
-      const rows = await this.files.changedSince(this.cursor, MIRRORED_PREFIXES);
+      const rows = latest > this.cursor ? await this.files.changedSince(this.cursor, MIRRORED_PREFIXES) : [];
       for (const row of rows) {
         if (this.homeFiles.absolute(row.path) === undefined) {
           this.logger.warn("shared file skipped: its path would leave HERMES_HOME", { path: row.path });
@@ -106,7 +113,29 @@ export class SharedFilesSync {
    * added or changed meanwhile, which this home has not pulled yet, is left as that machine made it (only a file both
    * changed goes to the last writer).
    */
-  readonly onSkillChanged = (name: string, action: SkillAction): Promise<void> => this.inTurn(() => this.pushSkill(name, action));
+  readonly onSkillChanged = (name: string, action: SkillAction): Promise<void> =>
+    this.inTurn(async () => {
+      try {
+        await this.pushSkill(name, action);
+        this.unpushed.delete(name);
+      } catch (error) {
+        // The tool has told the model the change is made; it is, here, and goes to the database with the next pull.
+        this.unpushed.set(name, action);
+        throw error;
+      }
+    });
+
+  private async pushUnpushed(): Promise<void> {
+    for (const [name, action] of [...this.unpushed]) {
+      try {
+        await this.pushSkill(name, action);
+        this.unpushed.delete(name);
+      } catch (error) {
+        this.logger.warn("shared files: a skill changed here is still not in the database; the next pull tries again", { skill: name, error: asError(error) });
+        return;
+      }
+    }
+  }
 
   private async pushSkill(name: string, action: SkillAction): Promise<void> {
     const folder = `${SKILLS_FOLDER}/${name}`;
