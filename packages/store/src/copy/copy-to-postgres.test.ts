@@ -130,6 +130,23 @@ describe("copySqliteToPostgres", () => {
     expect(await store.toolCheckpoints.recordStep({ inboundId: filled.runningInboundId, step: 2, message: { role: "assistant" } })).toEqual({ saved: true });
   });
 
+  it("gives new rows ids SQLite never handed out, past those of deleted rows too", async () => {
+    const file = path.join(dir, "state.db");
+    await fillSqliteInstall(file);
+    // The newest messages answered and pruned by retention: the highest id SQLite gave is no longer in the table.
+    const sqlite = new BetterSqlite3(file);
+    sqlite.pragma("foreign_keys = ON");
+    const { id: pruned } = sqlite.prepare("INSERT INTO inbound (platform, message_id, status, payload, received_at, updated_at) VALUES ('telegram', 'pruned', 'answered', '{}', 1, 1) RETURNING id").get() as { id: number };
+    sqlite.prepare("DELETE FROM inbound WHERE id = ?").run(pruned);
+    sqlite.close();
+    const databaseUrl = await emptyDatabase();
+    expectCopied(await copySqliteToPostgres({ file, databaseUrl }));
+    const store = await open({ file: path.join(dir, "unused.db"), databaseUrl });
+
+    const { record } = await store.inbound.recordIfNew({ platform: "telegram", messageId: "after-the-move", payload: "{}", status: "received" });
+    expect(record.id).toBeGreaterThan(pruned);
+  });
+
   it("refuses a target that already holds rows, and writes nothing", async () => {
     const file = path.join(dir, "state.db");
     await fillSqliteInstall(file);

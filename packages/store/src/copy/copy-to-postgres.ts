@@ -156,7 +156,7 @@ async function copyAll(trx: Kysely<Database>, snapshot: SqliteSnapshot, columns:
     options.onTableCopied?.(table.name, sqliteRows);
     tables.push({ table: table.name, sqliteRows, postgresRows: 0, valuesWithNulRemoved, ...(fromFiles > 0 && { fromFiles }) });
   }
-  await advanceSequences(trx, COPIED_TABLES);
+  await advanceSequences(trx, COPIED_TABLES, (table) => snapshot.issuedIds(table));
   for (const count of tables) count.postgresRows = await countRows(trx, count.table);
   const differing = tables.filter((count) => count.sqliteRows !== count.postgresRows);
   if (differing.length > 0) {

@@ -63,23 +63,27 @@ export async function setColumnById(db: Target, table: string, column: string, p
 
 /**
  * Moves each sequence past the highest value copied into its column: the copy gave ids (and shared-file versions)
- * explicitly, so the sequences still stand at their start and the next insert would collide with a copied row.
+ * explicitly, so the sequences still stand at their start and the next insert would collide with a copied row. An
+ * identity column also goes past `issuedIds` of its table (the ids SQLite handed out, deleted rows' too): SQLite never
+ * gives an id twice, and a run's queue job is named by its inbound id (Redis keeps finished jobs), so a new message
+ * given a pruned message's id would be taken for a run already done.
  */
-export async function advanceSequences(db: Target, tables: readonly CopiedTable[]): Promise<void> {
+export async function advanceSequences(db: Target, tables: readonly CopiedTable[], issuedIds: (table: string) => number | undefined = () => undefined): Promise<void> {
   const identities = await sql<{ table_name: string; column_name: string }>`
     SELECT table_name, column_name FROM information_schema.columns
     WHERE table_schema = current_schema() AND is_identity = 'YES'`.execute(db);
-  const counters: Array<{ table: string; column: string; sequence: RawBuilder<unknown> }> = [];
+  const counters: Array<{ table: string; column: string; sequence: RawBuilder<unknown>; issued?: number }> = [];
   for (const { table_name: table, column_name: column } of identities.rows) {
-    if (tables.some((copied) => copied.name === table)) counters.push({ table, column, sequence: sql`pg_get_serial_sequence(${table}, ${column})` });
+    const issued = issuedIds(table);
+    if (tables.some((copied) => copied.name === table)) counters.push({ table, column, sequence: sql`pg_get_serial_sequence(${table}, ${column})`, ...(issued !== undefined && { issued }) });
   }
   for (const copied of tables) {
     for (const [column, sequence] of Object.entries(copied.sequences ?? {})) counters.push({ table: copied.name, column, sequence: sql`${sequence}::regclass` });
   }
-  for (const { table, column, sequence } of counters) {
+  for (const { table, column, sequence, issued } of counters) {
     const highest = await sql<{ value: number | null }>`SELECT max(${sql.ref(column)}) AS value FROM ${sql.table(table)}`.execute(db);
-    const value = highest.rows[0]?.value ?? null;
-    if (value !== null) await sql`SELECT setval(${sequence}, ${value})`.execute(db);
+    const value = Math.max(highest.rows[0]?.value ?? 0, issued ?? 0);
+    if (value > 0) await sql`SELECT setval(${sequence}, ${value})`.execute(db);
   }
 }
 

@@ -16,6 +16,11 @@ export interface SqliteSnapshot {
   /** The table's stored columns, in table order (hidden and virtual ones left out). */
   columns(table: string): string[];
   count(table: string): number;
+  /**
+   * The highest id AUTOINCREMENT has handed out for the table (sqlite_sequence), which rows deleted since (retention)
+   * may have held; undefined for a table without one.
+   */
+  issuedIds(table: string): number | undefined;
   /** The rows in rowid order, at most `size` at a time, values in the order of `columns`. */
   batches(table: string, columns: readonly string[], size: number, options?: { notNull?: string }): Generator<SqliteValue[][]>;
   /** Ends the read transaction and closes the file; again does nothing. */
@@ -69,6 +74,11 @@ function snapshotOf(sqlite: BetterSqlite3.Database): SqliteSnapshot {
       return rows.filter((row) => row.hidden === 0).map((row) => row.name);
     },
     count: (table) => Number((sqlite.prepare(`SELECT count(*) AS n FROM ${quoted(table)}`).get() as { n: number }).n),
+    issuedIds: (table) => {
+      if (sqlite.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'`).get() === undefined) return undefined;
+      const row = sqlite.prepare(`SELECT seq FROM sqlite_sequence WHERE name = ?`).get(table) as { seq: number } | undefined;
+      return row === undefined ? undefined : Number(row.seq);
+    },
     *batches(table, columns, size, options = {}) {
       const where = options.notNull === undefined ? "" : ` WHERE ${quoted(options.notNull)} IS NOT NULL`;
       const statement = sqlite.prepare(`SELECT ${columns.map(quoted).join(", ")} FROM ${quoted(table)}${where} ORDER BY rowid`).raw(true).safeIntegers(true);
