@@ -64,7 +64,7 @@ async function main(): Promise<number> {
       compressorFor: (key) => pool.compressorFor(key),
       memoryFor: (message, sessionId) => pool.memory.forMessage(message, sessionId),
       reviewerFor: (key, memory) => pool.reviewerFor(key, memory),
-      beforeRun: sharedFiles && ((key) => sharedFiles.sync.beforeRun(key)),
+      beforeRun: sharedFiles && ((key, sessionId) => sharedFiles.sync.beforeRun(key, sessionId)),
       hooks: hooks as unknown as HookPort,
       dailyBudgetUsd: config.limits.dailyBudgetUsd,
       onBudgetRefused: (message) => budgetRefusals.inc(1, { platform: message.platform }),

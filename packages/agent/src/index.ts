@@ -12,6 +12,7 @@ export { CUSTOM_APIS, isCustomApi, type CustomApi, type ModelPrice } from "./mod
 export { parseApiKeys } from "./models/api-keys.js";
 
 export { ToolRegistry, toModelTools } from "./tools/registry.js";
+export { SESSIONS_FOLDER_NAME, sessionFolderName } from "./tools/session-folders.js";
 export { argumentsHash, replayingCheckpoints, type CheckpointedCall, type CheckpointedOutcome, type StoredToolCheckpoint, type ToolCheckpoints } from "./tools/checkpoints.js";
 export { defineTool, type AnyToolDefinition, type ConcurrencyClass, type RunCaller, type ToolContext, type ToolDefinition, type ToolResult } from "./tools/types.js";
 export {

@@ -29,7 +29,7 @@ export interface RunProcessorOptions {
    * Called before each run, before its hooks and agent (with HERMES_DATABASE_URL: brings the skills, hook state and
    * the session's files from the database into this process's HERMES_HOME). Failures are its own to report.
    */
-  beforeRun?(sessionKey: string): Promise<void>;
+  beforeRun?(sessionKey: string, sessionId: string): Promise<void>;
   /** Called before the first run of a new session (e.g. to refresh the memory snapshot). */
   onSessionStart?(sessionId: string): Promise<void>;
   hooks: HookPort;

@@ -281,13 +281,14 @@ describe("run processor", () => {
     const process = createRunProcessor({
       store,
       lock: new InMemorySessionLock(),
-      beforeRun: async (sessionKey) => void events.push(`before ${sessionKey}`),
+      beforeRun: async (sessionKey, sessionId) => void events.push(`before ${sessionKey} ${sessionId}`),
       agentFor: async () => fakeAgent(async (text) => (events.push(`agent ${text}`), ok(text))),
       hooks: { emit: async (event: { type: string }) => (events.push(event.type), { blocked: false as const }) },
       sessionScope: DEFAULT_SESSION_SCOPE,
       logger: silentLogger,
     });
     await process({ inboundId: first, sessionKey: key }, { signal: new AbortController().signal });
-    expect(events.filter((event) => !event.startsWith("agent:end"))).toEqual([`before ${key}`, "agent:start", "agent one", `before ${key}`, "agent:start", "agent two"]);
+    const session = (await store.sessions.active(key))?.id;
+    expect(events.filter((event) => !event.startsWith("agent:end"))).toEqual([`before ${key} ${session}`, "agent:start", "agent one", `before ${key} ${session}`, "agent:start", "agent two"]);
   });
 });

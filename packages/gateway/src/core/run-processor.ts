@@ -129,7 +129,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     const key = record.sessionKey ?? "";
     const { session } = await options.store.sessions.getOrCreateActive(newSessionFor(message, key));
     if (await answeredOverBudget(record, message, session.id, logger)) return "over_budget";
-    await options.beforeRun?.(key);
+    await options.beforeRun?.(key, session.id);
     const base = { timestamp: now(), sessionKey: key, platform: message.platform, chatId: message.chat.id, userId: message.user.id, sessionId: session.id };
     await options.hooks.emit({ ...base, type: "agent:start", inboundId: record.id });
 

@@ -70,7 +70,7 @@ export async function createRunQueue(
     compressorFor: (key) => pool.compressorFor(key),
     memoryFor: (message, sessionId) => pool.memory.forMessage(message, sessionId),
     reviewerFor: (key, memory) => pool.reviewerFor(key, memory),
-    beforeRun: sharedFiles && ((key) => sharedFiles.beforeRun(key)),
+    beforeRun: sharedFiles && ((key, sessionId) => sharedFiles.beforeRun(key, sessionId)),
     hooks: deps.hooks,
     dailyBudgetUsd: config.limits.dailyBudgetUsd,
     onBudgetRefused: (message) => budgetRefusals.inc(1, { platform: message.platform }),

@@ -1,4 +1,4 @@
-import type { Logger, SkillAction, SpilledToolOutput } from "@hermes/agent";
+import { SESSIONS_FOLDER_NAME, sessionFolderName, type Logger, type SkillAction, type SpilledToolOutput } from "@hermes/agent";
 import type { SharedFileRepository } from "@hermes/store";
 import { HomeFiles, sha256 } from "./home-files.js";
 
@@ -185,12 +185,15 @@ export class SharedFilesSync {
   /**
    * Brings a session's files (attachments, saved tool outputs) that this home lacks. They are written once under
    * names of their own, so a copy of the right size is taken to be the right one (hashing every attachment before
-   * every run would read them all again).
+   * every run would read them all again). Given the run's session id, the outputs saved by the key's earlier sessions
+   * are left out: the file tools let a run read only its own session's folder.
    */
-  async restoreSession(sessionKey: string): Promise<{ ok: true; restored: number } | { ok: false; error: string }> {
+  async restoreSession(sessionKey: string, sessionId?: string): Promise<{ ok: true; restored: number } | { ok: false; error: string }> {
+    const ownOutputs = sessionId === undefined ? undefined : `${SESSIONS_FOLDER_NAME}/${sessionFolderName(sessionId)}/`;
     try {
       let restored = 0;
       for (const entry of await this.files.listForSession(sessionKey)) {
+        if (ownOutputs !== undefined && entry.path.startsWith(`${SESSIONS_FOLDER_NAME}/`) && !entry.path.startsWith(ownOutputs)) continue;
         if ((await this.homeFiles.sizeOf(entry.path)) === entry.size) continue;
         const file = await this.files.get(entry.path);
         if (file === undefined) continue;
@@ -205,9 +208,9 @@ export class SharedFilesSync {
   }
 
   /** Before a run: skills and hook state as the database has them, and the session's files. */
-  async beforeRun(sessionKey: string): Promise<void> {
+  async beforeRun(sessionKey: string, sessionId?: string): Promise<void> {
     await this.pull();
-    await this.restoreSession(sessionKey);
+    await this.restoreSession(sessionKey, sessionId);
   }
 }
 
