@@ -22,6 +22,25 @@ describe("the PostgreSQL store on a server that changes under it", () => {
     return { store, admin };
   }
 
+  it("finishes transactions and plain statements issued together on a pool of one connection", async () => {
+    const { store } = await fixtures.openNew({ poolSize: 1 });
+    const { session } = await store.sessions.getOrCreateActive(dmSession("u1"));
+    // A transaction holds the one connection; were any of its statements sent through the pool, it would wait forever.
+    const results = await Promise.all(
+      Array.from({ length: 12 }, async (_, index) => {
+        const { record } = await store.inbound.recordIfNew({ platform: "telegram", messageId: `m${index}`, payload: "{}", sessionKey: session.key, status: "running" });
+        const [finished, read] = await Promise.all([
+          store.completeRun({ inboundId: record.id, sessionId: session.id, messages: [userMessage(`q${index}`)], deliveries: [] }),
+          store.sessions.get(session.id),
+          store.toolCheckpoints.recordStep({ inboundId: record.id, step: 1, message: { index } }),
+        ]);
+        return { finished, read };
+      }),
+    );
+    expect(results.every(({ finished, read }) => finished.ok && read?.id === session.id)).toBe(true);
+    expect(await store.messages.count(session.id)).toBe(12);
+  });
+
   it("survives its connection being cut inside a transaction: that run fails with the server's reason, the next one commits", async () => {
     const { store, admin } = await storeWithAdmin();
     const { session } = await store.sessions.getOrCreateActive(dmSession("u1"));
