@@ -1,6 +1,6 @@
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { storeFixtures } from "./test-fixtures.js";
+import { assistantMessage, dmSession, storeFixtures, userMessage } from "./test-fixtures.js";
 import { createWritableCheck } from "./writable-check.js";
 
 const fixtures = storeFixtures();
@@ -39,6 +39,19 @@ describe("store.checkWritable", () => {
     const { file } = await fixtures.openNew();
     const check = createWritableCheck(connect(file, { readonly: true }));
     expect(await check()).toEqual({ ok: false, error: "attempt to write a readonly database" });
+  });
+
+  it("leaves a transaction of the store open on its connection alone, and answers once it has committed", async () => {
+    const { store } = await fixtures.openNew();
+    const { session } = await store.sessions.getOrCreateActive(dmSession("u1"));
+    // The append's transaction is open, between two statements, when the probe starts on the same connection.
+    const appended = store.messages.append(session.id, [userMessage("question"), assistantMessage("answer")]);
+    const probed = store.checkWritable();
+
+    await appended;
+    expect(await probed).toEqual({ ok: true });
+    expect(await store.messages.history(session.id)).toEqual([userMessage("question"), assistantMessage("answer")]);
+    expect(await store.checkWritable()).toEqual({ ok: true });
   });
 
   it("fails once the store is closed", async () => {
