@@ -7,6 +7,12 @@ export interface BoundQuery<R> {
   readonly parameters: readonly unknown[];
   /** Never set: it only carries the row type. */
   readonly row?: R;
+  /**
+   * A list query of a length past those kept prepared (preparedListQuery): compiled for this call alone, so a runner
+   * must not keep it prepared. On PostgreSQL every named statement stays planned in each connection's backend, and
+   * a run's messages in batches of any length up to 200 made one per length (30 MB for 200 lengths in one backend).
+   */
+  readonly oneOff?: true;
 }
 
 /** Stands for the value named `name` in a prepared query's builder; it must reach Kysely as a plain value. */
@@ -62,18 +68,21 @@ export function preparedListQuery<P extends object, T, R>(
   return (db, values, items) => {
     const length = items.length;
     let query = byLength.get(length);
+    let oneOff = false;
     if (query === undefined) {
       query = preparedQuery((built, param: Param<P>) => {
         const itemParam = param as unknown as (name: string) => T;
         return build(built, param, Array.from({ length }, (_, index) => itemParam(`${LIST_ITEM}${index}`)));
       });
       if (byLength.size < MAX_LIST_LENGTHS) byLength.set(length, query);
+      else oneOff = true;
     }
     const withItems: Record<string, unknown> = { ...(values as Record<string, unknown>) };
     items.forEach((item, index) => {
       withItems[`${LIST_ITEM}${index}`] = item;
     });
-    return query(db, withItems as P);
+    const bound = query(db, withItems as P);
+    return oneOff ? { ...bound, oneOff: true } : bound;
   };
 }
 

@@ -45,5 +45,5 @@ export function compiledStatement(query: Query<unknown>): CompiledStatement {
     const compiled = query.compile();
     return { sql: compiled.sql, parameters: compiled.parameters, prepared: false };
   }
-  return { sql: query.sql, parameters: query.parameters, prepared: true };
+  return { sql: query.sql, parameters: query.parameters, prepared: query.oneOff !== true };
 }

@@ -1,7 +1,15 @@
+import { silentLogger } from "@hermes/agent";
+import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../../../../test/support/test-database.js";
 import { waitUntil } from "../../../../test/support/wait-until.js";
+import type { Database } from "../database.js";
+import { createMessageRepository } from "../messages.js";
+import { createSessionRepository } from "../sessions.js";
 import { dmSession, storeFixtures, userMessage } from "../test-fixtures.js";
+import { int8AsNumber } from "./int8-types.js";
+import { createPostgresRunner } from "./pg-runner.js";
 
 /** The store's own connections (application_name "hermes") on the database, as the server lists them. */
 const STORE_BACKENDS = "SELECT pid, wait_event_type FROM pg_stat_activity WHERE application_name = 'hermes' AND datname = current_database()";
@@ -80,5 +88,33 @@ describe("the PostgreSQL store on a server that changes under it", () => {
     expect(await store.sessions.getOrCreateActive(dmSession("u1"))).toEqual({ session, created: false });
     expect(await store.inbound.claimNext(session.key)).toMatchObject({ id: record.id, status: "running", resumed: false });
     expect(await store.inbound.get(record.id)).toMatchObject({ id: record.id, status: "running" });
+  });
+});
+
+describe("the PostgreSQL runner's named prepared statements", () => {
+  const databases: TestDatabase[] = [];
+  const pools: pg.Pool[] = [];
+  afterEach(async () => {
+    for (const pool of pools.splice(0)) await pool.end();
+    for (const database of databases.splice(0)) await database.drop();
+  });
+
+  it("keeps a bounded number per connection however many lengths of message batches it inserts", async () => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    const pool = new pg.Pool({ connectionString: database.url, types: int8AsNumber(), max: 1 });
+    pools.push(pool);
+    let ids = 0;
+    const ctx = { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), exec: createPostgresRunner(pool), now: () => 1, newId: () => `s${++ids}`, logger: silentLogger };
+    const { session } = await createSessionRepository(ctx).getOrCreateActive(dmSession("u1"));
+    const messages = createMessageRepository(ctx);
+    for (let length = 1; length <= 40; length += 1) {
+      await messages.append(session.id, Array.from({ length }, (_, index) => userMessage(`m${index}`)));
+    }
+
+    expect(await messages.count(session.id)).toBe((40 * 41) / 2);
+    // The pool's one connection: the first 16 lengths stay prepared there, the others ran unnamed.
+    const prepared = await pool.query<{ statement: string }>("SELECT statement FROM pg_prepared_statements");
+    expect(prepared.rows.filter((row) => row.statement.startsWith('insert into "messages"'))).toHaveLength(16);
   });
 });
