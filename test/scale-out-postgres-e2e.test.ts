@@ -1,12 +1,10 @@
-import { mkdtemp, readdir, rm } from "node:fs/promises";
-import os from "node:os";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startLlmServer, type LlmServer, type RecordedRequest, type ScriptedReply } from "./fakes/llm-server.js";
-import { startFakeTelegram, type FakeTelegram } from "./fakes/telegram/index.js";
-import { httpUrl, startApp, type AppProcess } from "./support/app-process.js";
-import { startRedis, type TestRedis } from "./support/redis-server.js";
-import { createTestDatabase, type TestDatabase } from "./support/test-database.js";
+import type { LlmServer, RecordedRequest, ScriptedReply } from "./fakes/llm-server.js";
+import type { FakeTelegram } from "./fakes/telegram/index.js";
+import { httpUrl } from "./support/app-process.js";
+import { startSharedMachines, type SharedMachines } from "./support/shared-machines.js";
 import { waitUntil } from "./support/wait-until.js";
 
 // "Three machines": a gateway and two workers, each with an empty HERMES_HOME of its own, sharing only Redis and
@@ -14,12 +12,10 @@ import { waitUntil } from "./support/wait-until.js";
 
 const TOKEN = "123456:SCALE-OUT-e2e";
 const MARK = /\bm(\d+)x\b/;
+let machines: SharedMachines;
 let llm: LlmServer;
 let telegram: FakeTelegram;
-let redis: TestRedis;
-let database: TestDatabase;
 let root: string;
-const apps: AppProcess[] = [];
 
 /** The scripted model answers each message with its mark, so every reply can be matched to its message. */
 function answerFor(request: RecordedRequest): ScriptedReply {
@@ -28,54 +24,13 @@ function answerFor(request: RecordedRequest): ScriptedReply {
 }
 
 beforeEach(async () => {
-  llm = await startLlmServer({ defaultReply: answerFor });
-  telegram = await startFakeTelegram({ token: TOKEN });
-  redis = await startRedis();
-  database = await createTestDatabase();
-  root = await mkdtemp(path.join(os.tmpdir(), "hermes-scale-out-"));
+  machines = await startSharedMachines({ token: TOKEN, reply: answerFor });
+  ({ llm, telegram, root } = machines);
 });
-afterEach(async () => {
-  for (const app of apps.splice(0)) {
-    app.kill("SIGKILL");
-    await app.exited;
-  }
-  await telegram.close();
-  await llm.close();
-  await redis.stop();
-  await database.drop();
-  await rm(root, { recursive: true, force: true });
-});
+afterEach(() => machines.close());
 
-/** The settings of one "machine": its own HERMES_HOME, everything shared through Redis and PostgreSQL. */
-function machine(name: string): Record<string, string> {
-  return {
-    HOME: path.join(root, name),
-    HERMES_HOME: path.join(root, name, "hermes"),
-    HERMES_DATABASE_URL: database.url,
-    REDIS_URL: redis.url,
-    HERMES_BASE_URL: llm.baseUrl,
-    HERMES_MODEL: "scripted-model",
-    HERMES_API_KEY: "test-key",
-    HERMES_HTTP_PORT: "0",
-    HERMES_ALLOWED_USERS: "telegram:*",
-    HERMES_REFLECTION: "off",
-    TELEGRAM_BOT_TOKEN: TOKEN,
-    TELEGRAM_API_ROOT: telegram.apiRoot,
-  };
-}
-
-async function start(role: "gateway" | "worker", name: string, ready: string): Promise<AppProcess> {
-  const app = startApp(role, machine(name));
-  apps.push(app);
-  await app.waitFor(ready, 60_000);
-  return app;
-}
-
-async function stop(app: AppProcess): Promise<void> {
-  app.kill("SIGTERM");
-  expect(await app.exited).toEqual({ code: 0, signal: null });
-  apps.splice(apps.indexOf(app), 1);
-}
+const start: SharedMachines["start"] = (role, name, ready) => machines.start(role, name, ready);
+const stop: SharedMachines["stop"] = (app) => machines.stop(app);
 
 /** Replies that carry message `n`'s mark. */
 function repliesTo(n: number): number {
@@ -162,9 +117,7 @@ describe("a gateway and two workers on three HERMES_HOMEs, sharing Redis and Pos
     // Killed once the reply is recorded as sent: one caught mid-send is sent again by the new gateway (README).
     const activeUrl = httpUrl(active);
     await waitUntil(async () => ((await (await fetch(`${activeUrl}/healthz`)).json()) as { pendingDeliveries: number }).pendingDeliveries === 0, "the reply to be recorded as sent");
-    active.kill("SIGKILL");
-    await active.exited;
-    apps.splice(apps.indexOf(active), 1);
+    await machines.kill(active);
     say(7, 2);
     await standby.waitFor("became the active gateway", 30_000);
     await waitUntil(() => repliesTo(2) === 1, "the answer after the takeover", 30_000);

@@ -1,12 +1,9 @@
-import { mkdtemp, readdir, rm } from "node:fs/promises";
-import os from "node:os";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startLlmServer, type LlmServer, type RecordedRequest, type ScriptedReply } from "./fakes/llm-server.js";
-import { startFakeTelegram, type FakeTelegram } from "./fakes/telegram/index.js";
-import { startApp, type AppProcess } from "./support/app-process.js";
-import { startRedis, type TestRedis } from "./support/redis-server.js";
-import { createTestDatabase, type TestDatabase } from "./support/test-database.js";
+import type { LlmServer, RecordedRequest, ScriptedReply } from "./fakes/llm-server.js";
+import type { FakeTelegram } from "./fakes/telegram/index.js";
+import { startSharedMachines, type SharedMachines } from "./support/shared-machines.js";
 import { waitUntil } from "./support/wait-until.js";
 
 // A gateway and a worker, later another worker, each on an empty HERMES_HOME of its own and sharing only Redis and
@@ -15,12 +12,10 @@ import { waitUntil } from "./support/wait-until.js";
 
 const TOKEN = "123456:SHARED-FILES-e2e";
 const SKILL = "---\nname: brew-tea\ndescription: Brews a good cup of tea.\n---\n\n# Brew tea\n\nBoil water, steep three minutes.\n";
+let machines: SharedMachines;
 let llm: LlmServer;
 let telegram: FakeTelegram;
-let redis: TestRedis;
-let database: TestDatabase;
 let root: string;
-const apps: AppProcess[] = [];
 
 /** The scripted model: a tool call for each request a message makes, then the tool's answer repeated as its reply. */
 function reply(request: RecordedRequest): ScriptedReply {
@@ -35,55 +30,17 @@ function reply(request: RecordedRequest): ScriptedReply {
 }
 
 beforeEach(async () => {
-  llm = await startLlmServer({ defaultReply: reply });
-  telegram = await startFakeTelegram({ token: TOKEN });
-  redis = await startRedis();
-  database = await createTestDatabase();
-  root = await mkdtemp(path.join(os.tmpdir(), "hermes-shared-files-"));
+  machines = await startSharedMachines({
+    token: TOKEN,
+    reply,
+    env: { HERMES_TOOLS: "read_file,skills_list,skill_view,skill_manage", HERMES_MAX_ATTACHMENT_MB: "1" },
+  });
+  ({ llm, telegram, root } = machines);
 });
-afterEach(async () => {
-  for (const app of apps.splice(0)) {
-    app.kill("SIGKILL");
-    await app.exited;
-  }
-  await telegram.close();
-  await llm.close();
-  await redis.stop();
-  await database.drop();
-  await rm(root, { recursive: true, force: true });
-});
+afterEach(() => machines.close());
 
-function machine(name: string): Record<string, string> {
-  return {
-    HOME: path.join(root, name),
-    HERMES_HOME: path.join(root, name, "hermes"),
-    HERMES_DATABASE_URL: database.url,
-    REDIS_URL: redis.url,
-    HERMES_BASE_URL: llm.baseUrl,
-    HERMES_MODEL: "scripted-model",
-    HERMES_API_KEY: "test-key",
-    HERMES_HTTP_PORT: "0",
-    HERMES_ALLOWED_USERS: "telegram:*",
-    HERMES_REFLECTION: "off",
-    HERMES_TOOLS: "read_file,skills_list,skill_view,skill_manage",
-    HERMES_MAX_ATTACHMENT_MB: "1",
-    TELEGRAM_BOT_TOKEN: TOKEN,
-    TELEGRAM_API_ROOT: telegram.apiRoot,
-  };
-}
-
-async function start(role: "gateway" | "worker", name: string, ready: string): Promise<AppProcess> {
-  const app = startApp(role, machine(name));
-  apps.push(app);
-  await app.waitFor(ready, 60_000);
-  return app;
-}
-
-async function stop(app: AppProcess): Promise<void> {
-  app.kill("SIGTERM");
-  expect(await app.exited).toEqual({ code: 0, signal: null });
-  apps.splice(apps.indexOf(app), 1);
-}
+const start: SharedMachines["start"] = (role, name, ready) => machines.start(role, name, ready);
+const stop: SharedMachines["stop"] = (app) => machines.stop(app);
 
 /** Waits for the next reply and returns its text. */
 async function answer(before: number): Promise<string> {
