@@ -23,6 +23,8 @@ export interface OpenStoreOptions {
   databaseUrl?: string;
   /** PostgreSQL only: connections the pool may open (default 10). */
   poolSize?: number;
+  /** PostgreSQL only: how long one statement of the store may run before the server cancels it (default 30 s). */
+  statementTimeoutMs?: number;
   logger?: Logger;
   /** Clock for every stored timestamp (epoch milliseconds). */
   now?: () => number;

@@ -8,8 +8,9 @@ import { surviveDroppedConnections } from "../pg/pool-errors.js";
 const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
- * One connection to a PostgreSQL database for an operator command (migrate, copy): the command runs its statements
- * one after another, and its transaction may run for minutes, so the store's statement timeout is not set.
+ * One connection to a PostgreSQL database for an operator command (migrate, copy) or a store's migrations at open:
+ * its statements run one after another, and a transaction may run for minutes, so the store's statement timeout is
+ * not set.
  */
 export function connectPostgres(databaseUrl: string, applicationName: string): Kysely<Database> {
   const pool = new pg.Pool({

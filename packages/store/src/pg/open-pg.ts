@@ -3,6 +3,7 @@ import type { Logger } from "@hermes/agent";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { BusyRetryPolicy } from "../busy-retry.js";
+import { connectPostgres } from "../copy/postgres-connection.js";
 import type { Database } from "../database.js";
 import { DEFAULT_BUSY_TIMEOUT_MS, describe, RETRY_FIRST_DELAY_MS, RETRY_MAX_DELAY_MS } from "../open-defaults.js";
 import type { OpenStoreOptions, OpenStoreResult } from "../open-store.js";
@@ -34,7 +35,7 @@ export async function openPostgresStore(options: OpenStoreOptions & { databaseUr
       types: int8AsNumber(),
       max: Math.max(1, Math.floor(options.poolSize ?? DEFAULT_POOL_SIZE)),
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      statement_timeout: STATEMENT_TIMEOUT_MS,
+      statement_timeout: Math.max(1, Math.floor(options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS)),
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
       application_name: "hermes",
     });
@@ -46,11 +47,16 @@ export async function openPostgresStore(options: OpenStoreOptions & { databaseUr
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 
   let migration: Awaited<ReturnType<typeof migratePostgresToLatest>>;
+  // On a connection of their own, without the store's statement timeout: a migration that rewrites a large table runs
+  // for minutes, and a process starting meanwhile waits for the migration lock as long (one statement each).
+  const migrating = connectPostgres(options.databaseUrl, "hermes-migrate");
   try {
-    migration = await migratePostgresToLatest(db);
+    migration = await migratePostgresToLatest(migrating);
   } catch (error) {
     await db.destroy();
     return { ok: false, error: { kind: "open_failed", message: `${where}: ${describe(error)}` } };
+  } finally {
+    await migrating.destroy();
   }
   if (!migration.ok) {
     await db.destroy();
