@@ -21,6 +21,9 @@ export interface SharedFiles {
  * The shared files of this process when the store is PostgreSQL (HERMES_DATABASE_URL); undefined on SQLite, where
  * HERMES_HOME is the only copy and nothing changes.
  */
+/** The largest attachment kept in the database whatever HERMES_MAX_ATTACHMENT_MB says: each is one row, held whole. */
+export const MAX_DATABASE_ATTACHMENT_BYTES = 100 * 1024 * 1024;
+
 export function sharedFilesFor(
   config: Pick<GatewayConfig, "databaseUrl" | "home" | "paths" | "sessionScope" | "maxAttachmentBytes">,
   deps: { store: Pick<Store, "sharedFiles">; logger: Logger },
@@ -28,8 +31,9 @@ export function sharedFilesFor(
   if (config.databaseUrl === undefined) return undefined;
   const logger = deps.logger.child({ component: "shared-files" });
   const sync = new SharedFilesSync({ files: deps.store.sharedFiles, home: config.home, logger });
-  // The adapters refuse what is larger already (same setting); this guards the database against any that does not.
-  const maxBytes = config.maxAttachmentBytes ?? DEFAULT_MAX_SHARED_FILE_BYTES;
+  // The adapters refuse what is larger already (same setting); this guards the database against any that does not,
+  // and keeps a row well within what one statement moves before its timeout (PostgreSQL's bytea ends at 1 GB).
+  const maxBytes = Math.min(config.maxAttachmentBytes ?? DEFAULT_MAX_SHARED_FILE_BYTES, MAX_DATABASE_ATTACHMENT_BYTES);
   return {
     sync,
     shareInbound: (message) =>
