@@ -100,6 +100,15 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
       expect((await store.sharedFiles.listForSession("s1"))[0]).not.toHaveProperty("content");
     });
 
+    it("matches a prefix by characters, not UTF-16 units, as the database's substr counts them", async () => {
+      const { store } = await fixtures.openNew();
+      await store.sharedFiles.put("workspace/attachments/🍞/recipe.txt", bytes("flour"));
+      await store.sharedFiles.put("workspace/attachments/🍞x/other.txt", bytes("other"));
+
+      expect((await store.sharedFiles.listUnder("workspace/attachments/🍞/")).map((entry) => entry.path)).toEqual(["workspace/attachments/🍞/recipe.txt"]);
+      expect((await store.sharedFiles.changedSince(0, ["workspace/attachments/🍞/"])).map((entry) => entry.path)).toEqual(["workspace/attachments/🍞/recipe.txt"]);
+    });
+
     it("refuses a file over the size cap and a path that could leave HERMES_HOME, storing nothing", async () => {
       const { store } = await fixtures.openNew();
       expect(await store.sharedFiles.put("workspace/attachments/telegram/big.bin", Buffer.alloc(11), { maxBytes: 10 })).toEqual({

@@ -79,9 +79,10 @@ export function createSharedFileRepository(ctx: StoreContext): SharedFileReposit
       return work(tx);
     });
 
+  // substr counts characters, as `[...prefix]` does; `prefix.length` counts UTF-16 units (two for an emoji).
   const prefixMatch = (prefixes: readonly string[]) =>
     sql<boolean>`(${sql.join(
-      prefixes.map((prefix) => sql`substr(path, 1, ${sql.lit(prefix.length)}) = ${prefix}`),
+      prefixes.map((prefix) => sql`substr(path, 1, ${sql.lit([...prefix].length)}) = ${prefix}`),
       sql` or `,
     )})`;
 
