@@ -32,7 +32,9 @@ export interface OpenStoreOptions {
   newId?: () => string;
   /**
    * How long an operation waits for another process's write lock before failing (default 5000): at open, for the
-   * migrations, inside SQLite; afterwards asynchronously, between attempts (see busy-retry.ts).
+   * migrations, inside SQLite; afterwards asynchronously, between attempts (see busy-retry.ts). On PostgreSQL a
+   * statement waits for a row lock inside the server, up to `statementTimeoutMs`; this bounds only the attempts
+   * after a deadlock or a re-planned statement.
    */
   busyTimeoutMs?: number;
   /** In [0, 1), for the jitter of those waits (default Math.random). */
