@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import type { MemoryDocuments } from "@hermes/agent";
 import { sql } from "kysely";
 import type { StoreContext } from "./store-context.js";
@@ -8,6 +9,9 @@ import type { StoreContext } from "./store-context.js";
  * UPDATE on the version read or an INSERT that does nothing when the key exists, so the compare-and-swap holds on
  * PostgreSQL under READ COMMITTED without locking anything in between.
  */
+/** First versions are drawn below this; an integer column then still has room for a billion writes. */
+const FIRST_VERSION_BOUND = 2 ** 30;
+
 export type MemoryDocumentRepository = Required<Omit<MemoryDocuments, "exclusive">>;
 
 export function createMemoryDocumentRepository(ctx: StoreContext): MemoryDocumentRepository {
@@ -23,13 +27,16 @@ export function createMemoryDocumentRepository(ctx: StoreContext): MemoryDocumen
       const stored = text.replaceAll("\u0000", "");
       const now = ctx.now();
       if (expectedVersion === undefined) {
+        // A new row starts at a random version, not at 1: a writer that read the row a /forget removed must not find
+        // its old version again on a row created since, and write the forgotten entries back.
+        const version = randomInt(1, FIRST_VERSION_BOUND);
         const inserted = await exec.run(
           db
             .insertInto("memory_documents")
-            .values({ key, text: stored, version: 1, updated_at: now })
+            .values({ key, text: stored, version, updated_at: now })
             .onConflict((oc) => oc.column("key").doNothing()),
         );
-        return inserted.changes === 1 ? { ok: true, version: 1 } : { ok: false, reason: "conflict" };
+        return inserted.changes === 1 ? { ok: true, version } : { ok: false, reason: "conflict" };
       }
       const updated = await exec.run(
         db

@@ -40,6 +40,9 @@ export function createMessageRepository(ctx: StoreContext): MessageRepository {
 
     async truncateFrom(sessionId, seq) {
       return exec.write(async (tx) => {
+        // On PostgreSQL the session row is locked first, as an append locks it (touchSession), so the two take turns
+        // instead of the truncation cutting into an append's positions.
+        if (tx.dialect === "postgres") await tx.first(lockSession(db, { sessionId }));
         const { changes } = await tx.run(db.deleteFrom("messages").where("session_id", "=", sessionId).where("seq", ">=", seq));
         if (changes > 0) await touchSession({ ...ctx, exec: tx }, sessionId);
         return changes;
@@ -115,6 +118,9 @@ const insertMessages = preparedListQuery((db, p: Param<{ sessionId: string; now:
   }
   return db.insertInto("messages").values(rows);
 });
+const lockSession = preparedQuery((db, p: Param<{ sessionId: string }>) =>
+  db.selectFrom("sessions").select("id").where("id", "=", p("sessionId")).forUpdate(),
+);
 const touch = preparedQuery((db, p: Param<{ sessionId: string; now: number }>) =>
   db.updateTable("sessions").set({ updated_at: p("now") }).where("id", "=", p("sessionId")),
 );

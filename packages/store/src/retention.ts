@@ -122,21 +122,21 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
     let messages = 0;
     while (signal?.aborted !== true) {
       const batch = await exec.write(async (tx) => {
-        const ids = (
-          await tx.all(
-            db
-              .selectFrom("sessions")
-              .select("id")
-              .where("updated_at", "<", cutoff)
-              // A long-idle conversation that just got a message is in use: its run appends to it when it finishes.
-              .where("key", "not in", (eb) => eb.selectFrom("inbound").select("session_key").where("status", "in", UNFINISHED_INBOUND_STATUSES).where("session_key", "is not", null))
-              .orderBy("id")
-              .limit(SESSION_BATCH),
-          )
-        ).map((row) => row.id);
+        const idle = (ids?: string[]) => {
+          const query = db
+            .selectFrom("sessions")
+            .select("id")
+            .where("updated_at", "<", cutoff)
+            // A long-idle conversation that just got a message is in use: its run appends to it when it finishes.
+            .where("key", "not in", (eb) => eb.selectFrom("inbound").select("session_key").where("status", "in", UNFINISHED_INBOUND_STATUSES).where("session_key", "is not", null));
+          return ids === undefined ? query : query.where("id", "in", ids);
+        };
+        const ids = (await tx.all(idle().orderBy("id").limit(SESSION_BATCH))).map((row) => row.id);
         if (ids.length === 0) return { sessions: 0, messages: 0 };
-        const deletedMessages = (await tx.run(db.deleteFrom("messages").where("session_id", "in", ids))).changes;
-        const deletedSessions = (await tx.run(db.deleteFrom("sessions").where("id", "in", ids))).changes;
+        // The deletes ask again: on PostgreSQL (READ COMMITTED) a message for one of these conversations may have come
+        // in since the read above, and that conversation is then in use and stays.
+        const deletedMessages = (await tx.run(db.deleteFrom("messages").where("session_id", "in", idle(ids)))).changes;
+        const deletedSessions = (await tx.run(db.deleteFrom("sessions").where("id", "in", idle(ids)))).changes;
         return { sessions: deletedSessions, messages: deletedMessages };
       });
       sessions += batch.sessions;

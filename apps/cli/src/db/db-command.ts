@@ -64,7 +64,7 @@ async function copy(command: ParsedCommand, io: DbIo): Promise<number> {
   const shared = await shareHomeInto({ databaseUrl: target, home: config.home, stateDb: source });
   if (!shared.ok) {
     io.stderr.write(
-      `hermes db copy: the tables are copied, but sharing the files of ${config.home} stopped: ${shared.message}. Fix that file, then drop and create the database and copy again.\n`,
+      `hermes db copy: the tables are copied, but sharing the files of ${config.home} stopped: ${shared.message}. Fix the cause, then drop and create the database and copy again.\n`,
     );
     return EXIT_FAILED;
   }

@@ -36,7 +36,7 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
         const ada = await memory.forMessage(dm("7"), "s1");
         expect(await ada.manager.add("user", "Prefers tea")).toMatchObject({ ok: true, changed: true });
         expect(await ada.manager.replace("user", "tea", "Prefers green tea")).toMatchObject({ ok: true, changed: true });
-        expect(await store.memoryDocuments.read("users/telegram/7/USER.md")).toMatchObject({ text: "§ Prefers green tea\n", version: 2 });
+        expect(await store.memoryDocuments.read("users/telegram/7/USER.md")).toMatchObject({ text: "§ Prefers green tea\n" });
         await expect(access(path.join(home, "memory", "users", "telegram", "7", "USER.md"))).rejects.toThrow();
         expect((await memory.read(memory.scopeOf(dm("7")))).user?.entries).toEqual(["Prefers green tea"]);
         expect((await memory.read(memory.scopeOf(dm("8")))).user?.entries).toEqual([]);
