@@ -30,8 +30,8 @@ it("the last lines before process.exit reach the log file and stderr", async () 
   const { code, stderr } = await run();
   expect(code).toBe(0);
   const file = await readFile(path.join(dir, "gateway.log"), "utf8");
-  for (const written of [file, stderr]) {
-    expect(written.trimEnd().split("\n")).toHaveLength(201);
-    expect(written.trimEnd().split("\n").at(-1)).toContain('"msg":"gateway stopped"');
+  for (const [name, written] of [["gateway.log", file], ["stderr", stderr]] as const) {
+    expect(written.trimEnd().split("\n"), name).toHaveLength(201);
+    expect(written.trimEnd().split("\n").at(-1), name).toContain('"msg":"gateway stopped"');
   }
 }, 30_000);
