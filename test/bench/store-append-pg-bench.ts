@@ -5,6 +5,7 @@ import { startPostgres } from "../support/postgres-server.js";
 import { QUICK, seededRandom, wordSource } from "./bench-words.js";
 import type { BenchFigure } from "./gateway-bench.js";
 import { runMessages } from "./store-bench.js";
+import { compareAppends } from "./store-bench-shared.js";
 
 const INSERT_MESSAGE = `INSERT INTO messages (session_id, seq, role, content, text, tokens, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`;
 
@@ -46,26 +47,7 @@ export async function storeAppendPostgresBenchmark(): Promise<BenchFigure[]> {
       }
       await raw.query("COMMIT");
     };
-    const store_ = { wallMs: 0, cpuMs: 0 };
-    const raw_ = { wallMs: 0, cpuMs: 0 };
-    const timed = async (into: { wallMs: number; cpuMs: number }, work: () => Promise<void>): Promise<void> => {
-      const wall = performance.now();
-      const cpu = process.cpuUsage();
-      await work();
-      const used = process.cpuUsage(cpu);
-      into.cpuMs += (used.user + used.system) / 1000;
-      into.wallMs += performance.now() - wall;
-    };
-    const perBatch = runs / batches;
-    for (let batch = 0; batch < batches; batch += 1) {
-      const slice = transcripts.slice(batch * perBatch, (batch + 1) * perBatch);
-      await timed(store_, async () => {
-        for (const messages of slice) await store.messages.append(session.id, messages);
-      });
-      await timed(raw_, async () => {
-        for (const messages of slice) await rawAppend(messages);
-      });
-    }
+    const { store: store_, raw: raw_ } = await compareAppends(transcripts, batches, (messages) => store.messages.append(session.id, messages), rawAppend);
     return [
       { name: `PostgreSQL store append, ${runs} runs × 4 messages (CPU)`, value: (store_.cpuMs * 1000) / runs, unit: "µs/run" },
       { name: "raw node-postgres, same rows (CPU)", value: (raw_.cpuMs * 1000) / runs, unit: "µs/run" },

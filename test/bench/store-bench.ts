@@ -5,6 +5,7 @@ import type { AssistantMessage, Message } from "@mariozechner/pi-ai";
 import { estimateTokens, openStore, searchableText } from "@hermes/store";
 import BetterSqlite3 from "better-sqlite3";
 import { percentile, QUICK, seededRandom, wordSource, type WordSource } from "./bench-words.js";
+import { compareAppends, searchLatencies } from "./store-bench-shared.js";
 import type { BenchFigure } from "./gateway-bench.js";
 
 const ZERO_USAGE = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
@@ -66,26 +67,12 @@ export async function storeAppendBenchmark(): Promise<BenchFigure[]> {
         insert.run("s", rawSeq++, message.role, JSON.stringify(message), searchableText(message), estimateTokens(message), createdAt);
       }
     });
-    const store_ = { wallMs: 0, cpuMs: 0 };
-    const raw_ = { wallMs: 0, cpuMs: 0 };
-    const timed = async (into: { wallMs: number; cpuMs: number }, work: () => Promise<void>): Promise<void> => {
-      const wall = performance.now();
-      const cpu = process.cpuUsage();
-      await work();
-      const used = process.cpuUsage(cpu);
-      into.cpuMs += (used.user + used.system) / 1000;
-      into.wallMs += performance.now() - wall;
-    };
-    const perBatch = runs / batches;
-    for (let batch = 0; batch < batches; batch += 1) {
-      const slice = transcripts.slice(batch * perBatch, (batch + 1) * perBatch);
-      await timed(store_, async () => {
-        for (const messages of slice) await store.messages.append(session.id, messages);
-      });
-      await timed(raw_, async () => {
-        for (const messages of slice) rawAppend.immediate(messages);
-      });
-    }
+    const { store: store_, raw: raw_ } = await compareAppends(
+      transcripts,
+      batches,
+      (messages) => store.messages.append(session.id, messages),
+      (messages) => rawAppend.immediate(messages),
+    );
     // CPU time is the figure the target is judged on: on a shared machine wall time mostly measures the neighbours.
     return [
       { name: `store append, ${runs} runs × 4 messages (CPU)`, value: (store_.cpuMs * 1000) / runs, unit: "µs/run" },
@@ -158,18 +145,7 @@ export async function sessionSearchBenchmark(total = QUICK ? 100_000 : 1_000_000
   const buildSeconds = (performance.now() - built) / 1000;
   const store = await openStore({ file });
   try {
-    const queries = QUICK ? 50 : 100;
-    const samples: number[] = [];
-    let hits = 0;
-    for (let i = 0; i < queries; i += 1) {
-      const count = 1 + (i % 3);
-      // Every third query asks for a rare word (rank past the first thousand), the way a person recalls a name.
-      const text = i % 3 === 2 ? `${words.word()} ${words.words[1_000 + Math.floor(random() * (words.words.length - 1_000))] ?? ""}` : words.sentence(count);
-      const userId = String(Math.floor(random() * USERS));
-      const started = performance.now();
-      hits += (await store.search({ text, platform: "telegram", userId, limit: 5 })).length;
-      samples.push(performance.now() - started);
-    }
+    const { samples, hits } = await searchLatencies((query) => store.search(query), { queries: QUICK ? 50 : 100, users: USERS, words, random });
     if (hits === 0) throw new Error("session search benchmark found nothing: the corpus or the queries are broken");
     const label = `${(total / 1_000_000).toLocaleString("en", { maximumFractionDigits: 1 })}M`;
     return [

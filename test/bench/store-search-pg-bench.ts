@@ -3,6 +3,7 @@ import pg from "pg";
 import { startPostgres } from "../support/postgres-server.js";
 import { percentile, QUICK, seededRandom, wordSource, type WordSource } from "./bench-words.js";
 import type { BenchFigure } from "./gateway-bench.js";
+import { searchLatencies } from "./store-bench-shared.js";
 
 const USERS = 100;
 const SESSIONS_PER_USER = 20;
@@ -66,17 +67,7 @@ export async function postgresSessionSearchBenchmark(total = QUICK ? 100_000 : 1
       const built = performance.now();
       await buildPostgresSearchCorpus(url, total, words);
       const buildSeconds = (performance.now() - built) / 1000;
-      const queries = QUICK ? 50 : 100;
-      const samples: number[] = [];
-      let hits = 0;
-      for (let i = 0; i < queries; i += 1) {
-        const count = 1 + (i % 3);
-        const text = i % 3 === 2 ? `${words.word()} ${words.words[1_000 + Math.floor(random() * (words.words.length - 1_000))] ?? ""}` : words.sentence(count);
-        const userId = String(Math.floor(random() * USERS));
-        const started = performance.now();
-        hits += (await store.search({ text, platform: "telegram", userId, limit: 5 })).length;
-        samples.push(performance.now() - started);
-      }
+      const { samples, hits } = await searchLatencies((query) => store.search(query), { queries: QUICK ? 50 : 100, users: USERS, words, random });
       if (hits === 0) throw new Error("PostgreSQL session search benchmark found nothing: the corpus or the queries are broken");
       const label = `${(total / 1_000_000).toLocaleString("en", { maximumFractionDigits: 1 })}M`;
       return [
