@@ -89,6 +89,14 @@ export interface LimitSettings {
   readonly dailyBudgetUsd?: number;
 }
 
+/** HERMES_STT_*: where voice notes and audio files are transcribed. */
+export interface SpeechToTextSettings {
+  /** OpenAI-compatible API root without a trailing slash; `/audio/transcriptions` is appended. */
+  readonly baseUrl: string;
+  readonly model: string;
+  readonly apiKey?: string;
+}
+
 export interface HttpListenSettings {
   readonly host: string;
   readonly port: number;
@@ -113,6 +121,8 @@ export interface GatewayConfig {
   readonly databaseUrl?: string;
   /** HERMES_MAX_ATTACHMENT_MB in bytes, when set (the adapters' and the shared files' default is 20 MiB). */
   readonly maxAttachmentBytes?: number;
+  /** HERMES_STT_BASE_URL and friends; absent: voice messages are not transcribed (the user is told). */
+  readonly speechToText?: SpeechToTextSettings;
   readonly allowedUsers: AllowedUsers;
   readonly telegram?: TelegramSettings;
   readonly discord?: DiscordSettings;

@@ -10,6 +10,7 @@ import { readRetentionSettings } from "./retention-settings.js";
 import { SettingReader } from "./setting-reader.js";
 import { readConfigSources } from "./sources.js";
 import { parseToolList } from "./tool-list.js";
+import { readSpeechToTextSettings } from "./voice-settings.js";
 
 export type ConfigResult =
   | { ok: true; config: GatewayConfig; warnings: string[] }
@@ -68,6 +69,7 @@ function readGatewayConfig(
   const maxSteps = reader.integer("HERMES_MAX_STEPS", { min: 1, max: 1000 }) ?? DEFAULT_MAX_STEPS;
   const workers = reader.integer("HERMES_WORKERS", { min: 1, max: 64 }) ?? DEFAULT_WORKERS;
   const maxAttachmentMb = reader.integer("HERMES_MAX_ATTACHMENT_MB", { min: 1, max: 1024 });
+  const speechToText = readSpeechToTextSettings(reader);
   const systemPrompt = reader.text("HERMES_SYSTEM_PROMPT");
   const http = {
     host: reader.text("HERMES_HTTP_HOST") ?? DEFAULT_HTTP_HOST,
@@ -123,6 +125,7 @@ function readGatewayConfig(
     ...(redisUrl !== undefined && { redisUrl }),
     ...(databaseUrl !== undefined && { databaseUrl }),
     ...(maxAttachmentMb !== undefined && { maxAttachmentBytes: maxAttachmentMb * 1024 * 1024 }),
+    ...(speechToText && { speechToText }),
     ...(telegram && { telegram }),
     ...(discord && { discord }),
     ...(slack && { slack }),

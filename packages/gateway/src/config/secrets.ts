@@ -14,6 +14,7 @@ export function configSecrets(config: GatewayConfig): string[] {
     config.slack?.appToken,
     config.search?.kind === "brave" ? config.search.apiKey : undefined,
     config.metricsToken,
+    config.speechToText?.apiKey,
   ];
   const urls = [
     config.redisUrl,
@@ -24,6 +25,7 @@ export function configSecrets(config: GatewayConfig): string[] {
     config.discord?.apiUrl,
     config.slack?.apiUrl,
     config.search?.kind === "searxng" ? config.search.url : undefined,
+    config.speechToText?.baseUrl,
   ];
   // A key setting may list several keys; each one alone must be masked too, not only the joined text.
   const keySettings = [config.model?.apiKey, config.fallback?.apiKey, ...Object.values(config.providerKeys)];

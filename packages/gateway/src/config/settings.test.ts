@@ -52,6 +52,7 @@ describe("SETTINGS", () => {
         "HERMES_DATABASE_URL",
         "HERMES_FALLBACK_API_KEY",
         "HERMES_METRICS_TOKEN",
+        "HERMES_STT_API_KEY",
         "REDIS_URL",
         "SLACK_APP_TOKEN",
         "SLACK_BOT_TOKEN",

@@ -1,5 +1,6 @@
 import { LIMIT_SETTINGS } from "./limit-settings.js";
 import { PLATFORM_SETTINGS } from "./platform-settings.js";
+import { VOICE_SETTINGS } from "./voice-settings.js";
 
 /** One operator-facing setting: the README table and `hermes doctor` are rendered from this list. */
 export interface SettingInfo {
@@ -96,6 +97,7 @@ export const SETTINGS = [
     default: "20",
     secret: false,
   },
+  ...VOICE_SETTINGS,
   ...LIMIT_SETTINGS,
   {
     name: "HERMES_SYSTEM_PROMPT",
