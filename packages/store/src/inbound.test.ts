@@ -36,6 +36,15 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
   }
 
   describe("inbound", () => {
+    it("replaces a saved message's payload, and a duplicate then returns the new one", async () => {
+      const { store } = await fixtures.openNew();
+      const { record } = await store.inbound.recordIfNew(inbound("m-voice"));
+      fixtures.advance(50);
+      await store.inbound.setPayload(record.id, '{"text":"transcribed"}');
+      expect(await store.inbound.get(record.id)).toMatchObject({ payload: '{"text":"transcribed"}', status: "queued", updatedAt: fixtures.now() });
+      expect((await store.inbound.recordIfNew(inbound("m-voice"))).record.payload).toBe('{"text":"transcribed"}');
+    });
+
     it("records a message once and returns the first record for duplicates", async () => {
       const { store } = await fixtures.openNew();
       const first = await store.inbound.recordIfNew(inbound("m1"));

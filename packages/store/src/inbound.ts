@@ -29,6 +29,8 @@ export interface InboundRepository {
   recordIfNew(input: NewInbound): Promise<{ created: boolean; record: InboundRecord }>;
   get(id: number): Promise<InboundRecord | undefined>;
   setStatus(id: number, status: InboundStatus): Promise<void>;
+  /** Replaces the saved message, before its run is queued (the gateway adds a voice message's transcript). */
+  setPayload(id: number, payload: string): Promise<void>;
   /**
    * The oldest 'running' or 'queued' inbound of the key, now 'running'. The caller holds the session lock, so a
    * 'running' one can only be left over from a crashed run and is taken up again.
@@ -90,6 +92,10 @@ export function createInboundRepository(ctx: StoreContext): InboundRepository {
         await tx.run(updateStatus(db, { id, status, now: ctx.now() }));
         await clearToolCheckpoints({ ...ctx, exec: tx }, id);
       });
+    },
+
+    async setPayload(id, payload) {
+      await exec.run(db.updateTable("inbound").set({ payload, updated_at: ctx.now() }).where("id", "=", id));
     },
 
     async claimNext(sessionKey) {
