@@ -37,12 +37,53 @@ describe("markdownToTelegramHtml", () => {
 
   it("leaves unpaired markers and unsafe links as text", () => {
     expect(markdownToTelegramHtml("**unclosed and `open")).toBe("**unclosed and `open");
-    expect(markdownToTelegramHtml("[click](javascript:alert(1))")).toBe("[click](javascript:alert(1))");
+    expect(markdownToTelegramHtml("[click](javascript:alert(1))")).toBe("click (javascript:alert(1))");
+    expect(markdownToTelegramHtml("![x](data:image/png;base64,AAAA)")).toBe("x (data:image/png;base64,AAAA)");
     expect(markdownToTelegramHtml("[click](ftp://host/file)")).toBe("click (ftp://host/file)");
   });
 
   it("nests inline markup", () => {
     expect(markdownToTelegramHtml("**bold with `code` and *italic***")).toBe("<b>bold with <code>code</code> and <i>italic</i></b>");
+  });
+
+  it("keeps links with parentheses and underscores whole", () => {
+    expect(markdownToTelegramHtml("see [Rust](https://en.wikipedia.org/wiki/Rust_(programming_language)) now")).toBe(
+      'see <a href="https://en.wikipedia.org/wiki/Rust_(programming_language)">Rust</a> now',
+    );
+    expect(markdownToTelegramHtml("<https://example.org/a_b_c> and https://example.org/x_(y)")).toBe(
+      '<a href="https://example.org/a_b_c">https://example.org/a_b_c</a> and <a href="https://example.org/x_(y)">https://example.org/x_(y)</a>',
+    );
+    expect(markdownToTelegramHtml('[**bold** link](https://x.test/?q="a"&b)')).toBe('<a href="https://x.test/?q=&quot;a&quot;&amp;b"><b>bold</b> link</a>');
+  });
+
+  it("nests emphasis across markers", () => {
+    expect(markdownToTelegramHtml("***both*** and **bold _italic_ ~~struck~~**")).toBe("<i><b>both</b></i> and <b>bold <i>italic</i> <s>struck</s></b>");
+  });
+
+  it("numbers ordered lists from their start and indents nested lists", () => {
+    expect(markdownToTelegramHtml("3. three\n4. four\n   - sub *a*\n     1. deep\n\n- [x] done\n- [ ] todo")).toBe(
+      "3. three\n4. four\n  • sub <i>a</i>\n    1. deep\n\n• ☑ done\n• ☐ todo",
+    );
+  });
+
+  it("keeps blank lines between blocks and shows rules as a line", () => {
+    expect(markdownToTelegramHtml("one\n\ntwo\n\n---\n\n```\ncode\n```")).toBe("one\n\ntwo\n\n───\n\n<pre>code</pre>");
+  });
+
+  it("lays tables out as aligned monospace blocks", () => {
+    const table = "| Name | Qty | Note |\n|:-----|----:|:----:|\n| apple | 3 | *fresh* |\n| kiwi & co | 12 | `<b>` |";
+    expect(markdownToTelegramHtml(table)).toBe(
+      "<pre>Name      | Qty | Note\n----------+-----+------\napple     |   3 | fresh\nkiwi &amp; co |  12 |  &lt;b&gt;</pre>",
+    );
+    // Padding that would outgrow the table as written shows it as written.
+    expect(markdownToTelegramHtml("|a|b|\n|-|-|\n|long cell|x|\n|c|d|\n|e|f|")).toBe("<pre>|a|b|\n|-|-|\n|long cell|x|\n|c|d|\n|e|f|</pre>");
+  });
+
+  it("shows raw HTML as text and never nests a blockquote", () => {
+    expect(markdownToTelegramHtml('<div onclick="x()">hi</div>\n\ntext <script>alert(1)</script> <u>u</u>')).toBe(
+      '&lt;div onclick="x()"&gt;hi&lt;/div&gt;\n\ntext &lt;script&gt;alert(1)&lt;/script&gt; &lt;u&gt;u&lt;/u&gt;',
+    );
+    expect(markdownToTelegramHtml("> outer\n>\n> > inner **b**\n\nafter")).toBe("<blockquote>outer\n\n&gt; inner <b>b</b></blockquote>\n\nafter");
   });
 
   it("always yields HTML Telegram accepts, never longer in visible text than the Markdown", () => {

@@ -1,60 +1,94 @@
+import { Lexer, type MarkedToken, type Token, type Tokens } from "marked";
 import { escapeHtml } from "./html-escape.js";
-import { inlineMarkdownToHtml } from "./inline-markdown.js";
+import { tableText } from "./markdown-plain.js";
+import { inlineHtml } from "./telegram-inline.js";
 
-const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*$/;
-const HEADING = /^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
-const BULLET = /^([ \t]*)[-*+][ \t]+(.*)$/;
-const QUOTE = /^ {0,3}>[ ]?(.*)$/;
 const LANGUAGE = /^[A-Za-z0-9_+#.-]{1,32}$/;
+const HORIZONTAL_RULE_WIDTH = 10;
+
+interface BlockContext {
+  /** Telegram refuses a blockquote inside another, so a nested quote is marked with "> " instead. */
+  inQuote: boolean;
+  listDepth: number;
+}
 
 /**
- * Converts the agent's Markdown to the HTML subset of Telegram's `parse_mode: "HTML"`: fenced code blocks become
- * `<pre>` (with their language), headings bold, quotes `<blockquote>`, bullets "•", and inline markup tags; all other
- * text is escaped. The visible text is never longer than the Markdown, so a chunk that fits stays within the limit.
+ * Converts the agent's Markdown (parsed by marked, GitHub-flavoured) to the HTML subset of Telegram's
+ * `parse_mode: "HTML"`: emphasis, code, links and quotes become tags; headings are bold, lists "•"/"1." lines indented
+ * by depth, tables aligned monospace blocks, and every text node (raw HTML included) is escaped. The visible text is
+ * never longer than the Markdown, so a chunk cut to fit stays within the limit; the one exception, a list numbered
+ * "1." throughout past its ninth item, costs a character per item and at worst the plain-text resend.
  */
 export function markdownToTelegramHtml(markdown: string): string {
-  const lines = markdown.replace(/\r\n/g, "\n").split("\n");
-  const blocks: string[] = [];
-  let i = 0;
-  while (i < lines.length) {
-    const line = lines[i] ?? "";
-    const fence = FENCE_OPEN.exec(line);
-    if (fence) {
-      const marker = fence[1] ?? "```";
-      const body: string[] = [];
-      i += 1;
-      while (i < lines.length && !closesFence(lines[i] ?? "", marker)) body.push(lines[i++] ?? "");
-      i += 1;
-      blocks.push(codeBlock(fence[2] ?? "", body.join("\n")));
+  const tokens = Lexer.lex(markdown.replace(/\r\n?/g, "\n"), { gfm: true, breaks: false });
+  return blocksHtml(tokens, { inQuote: false, listDepth: 0 });
+}
+
+/** Blocks one per line; a blank line in the Markdown stays a blank line. */
+function blocksHtml(tokens: readonly Token[], context: BlockContext): string {
+  let html = "";
+  let blankLine = false;
+  for (const token of tokens) {
+    if (token.type === "space") {
+      blankLine = html !== "";
       continue;
     }
-    if (QUOTE.test(line)) {
-      const quoted: string[] = [];
-      while (i < lines.length && QUOTE.test(lines[i] ?? "")) quoted.push(QUOTE.exec(lines[i++] ?? "")?.[1] ?? "");
-      blocks.push(`<blockquote>${quoted.map(formatLine).join("\n")}</blockquote>`);
-      continue;
-    }
-    blocks.push(formatLine(line));
-    i += 1;
+    if (token.type === "def" || token.type === "checkbox") continue;
+    const block = blockHtml(token as MarkedToken, context);
+    html += html === "" ? block : (blankLine ? "\n\n" : "\n") + block;
+    blankLine = false;
   }
-  return blocks.join("\n");
+  return html;
 }
 
-function closesFence(line: string, opening: string): boolean {
-  const trimmed = line.trim();
-  const char = opening[0] ?? "`";
-  return trimmed.length >= opening.length && [...trimmed].every((c) => c === char);
+function blockHtml(token: MarkedToken, context: BlockContext): string {
+  switch (token.type) {
+    case "paragraph":
+      return inlineHtml(token.tokens);
+    case "text":
+      return token.tokens ? inlineHtml(token.tokens) : escapeHtml(token.text);
+    case "heading":
+      return `<b>${inlineHtml(token.tokens)}</b>`;
+    case "code":
+      return codeBlock(token.lang ?? "", token.text);
+    case "blockquote":
+      return quoteHtml(token, context);
+    case "list":
+      return listHtml(token, context);
+    case "table":
+      return `<pre>${escapeHtml(tableText(token))}</pre>`;
+    case "hr":
+      // As wide as the rule was written, up to a short line: never longer than the Markdown.
+      return "─".repeat(Math.min(HORIZONTAL_RULE_WIDTH, token.raw.trim().length));
+    case "html":
+      return escapeHtml(token.text.trimEnd());
+    default:
+      return escapeHtml(token.raw.trimEnd());
+  }
 }
 
-function codeBlock(language: string, body: string): string {
+function codeBlock(info: string, body: string): string {
+  const language = info.trim().split(/\s/, 1)[0] ?? "";
   const code = escapeHtml(body);
   return LANGUAGE.test(language) ? `<pre><code class="language-${language}">${code}</code></pre>` : `<pre>${code}</pre>`;
 }
 
-function formatLine(line: string): string {
-  const heading = HEADING.exec(line);
-  if (heading) return `<b>${inlineMarkdownToHtml(heading[1] ?? "")}</b>`;
-  const bullet = BULLET.exec(line);
-  if (bullet) return `${bullet[1] ?? ""}• ${inlineMarkdownToHtml(bullet[2] ?? "")}`;
-  return inlineMarkdownToHtml(line);
+function quoteHtml(quote: Tokens.Blockquote, context: BlockContext): string {
+  const inner = blocksHtml(quote.tokens, { ...context, inQuote: true });
+  if (!context.inQuote) return `<blockquote>${inner}</blockquote>`;
+  return inner.replace(/^/gm, "&gt; ");
+}
+
+function listHtml(list: Tokens.List, context: BlockContext): string {
+  const indent = "  ".repeat(context.listDepth);
+  const start = typeof list.start === "number" ? list.start : 1;
+  const nested = { ...context, listDepth: context.listDepth + 1 };
+  return list.items
+    .map((item, index) => {
+      const marker = list.ordered ? `${start + index}. ` : "• ";
+      const box = item.task ? (item.checked === true ? "☑ " : "☐ ") : "";
+      // An empty item keeps no trailing space: "*" alone must not grow into "• ".
+      return (indent + marker + box + blocksHtml(item.tokens, nested).replace(/^ +/, "")).trimEnd();
+    })
+    .join("\n");
 }
