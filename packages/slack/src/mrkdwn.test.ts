@@ -42,6 +42,46 @@ describe("markdownToMrkdwn", () => {
   it("leaves snake_case words and lone asterisks alone", () => {
     expect(markdownToMrkdwn("use snake_case_names and 2 * 3 * 4")).toBe("use snake_case_names and 2 * 3 * 4");
   });
+
+  it("keeps links with parentheses and underscores whole", () => {
+    expect(markdownToMrkdwn("see [Rust](https://en.wikipedia.org/wiki/Rust_(programming_language)) now")).toBe(
+      "see <https://en.wikipedia.org/wiki/Rust_(programming_language)|Rust> now",
+    );
+    expect(markdownToMrkdwn("[**bold** <b>label</b>](https://x.test/a_b?c=1&d=2)")).toBe("<https://x.test/a_b?c=1&amp;d=2|bold &lt;b&gt;label&lt;/b&gt;>");
+    expect(markdownToMrkdwn("![chart](data:image/png;base64,AAAA)")).toBe("chart (data:image/png;base64,AAAA)");
+  });
+
+  it("nests emphasis", () => {
+    expect(markdownToMrkdwn("***both*** and **bold _italic_ ~~struck~~**")).toBe("_*both*_ and *bold _italic_ ~struck~*");
+  });
+
+  it("numbers ordered lists from their start, indents nested lists and shows task boxes", () => {
+    expect(markdownToMrkdwn("3. three\n4. four\n   - sub *a*\n     1. deep\n\n- [x] done\n- [ ] todo")).toBe(
+      "3. three\n4. four\n  • sub _a_\n    1. deep\n\n• ☑ done\n• ☐ todo",
+    );
+  });
+
+  it("quotes every line of a quote, nested quotes twice", () => {
+    expect(markdownToMrkdwn("> one **b**\n> two\n>\n> > inner\n\nafter")).toBe("&gt; one *b*\n&gt; two\n&gt; \n&gt; &gt; inner\n\nafter");
+  });
+
+  it("lays tables out as aligned code blocks", () => {
+    expect(markdownToMrkdwn("| Name | Qty |\n|:-----|----:|\n| apple | 3 |\n| kiwi & co | 12 |")).toBe(
+      "```\nName      | Qty\n----------+----\napple     |   3\nkiwi &amp; co |  12\n```",
+    );
+  });
+
+  it("shows raw HTML as text and rules as a line", () => {
+    expect(markdownToMrkdwn("<div>\n<!here>\n</div>\n\n---\n\ntext <script>x</script>")).toBe(
+      "&lt;div&gt;\n&lt;!here&gt;\n&lt;/div&gt;\n\n──────────\n\ntext &lt;script&gt;x&lt;/script&gt;",
+    );
+  });
+
+  it("neutralises a broadcast split across Markdown tokens", () => {
+    expect(markdownToMrkdwn("\\@here and `@channel` and [@everyone](https://x.test)")).toBe(
+      "@\u200Bhere and `@\u200Bchannel` and <https://x.test|@\u200Beveryone>",
+    );
+  });
 });
 
 describe("plainSlackText", () => {
