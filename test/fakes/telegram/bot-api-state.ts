@@ -135,6 +135,12 @@ export class BotApiState {
       if (file.advertisedSize !== undefined) document.file_size = file.advertisedSize;
       fields.document = document;
     }
+    if (options.voice) {
+      const file = this.addFile({ name: "voice.ogg", ...options.voice }, "voice");
+      const voice: Record<string, unknown> = { file_id: file.fileId, file_unique_id: file.uniqueId, duration: 3, mime_type: options.voice.mimeType ?? "audio/ogg" };
+      if (file.advertisedSize !== undefined) voice.file_size = file.advertisedSize;
+      fields.voice = voice;
+    }
     if (options.topic !== undefined) {
       Object.assign(fields, { message_thread_id: options.topic, is_topic_message: true });
       // Telegram makes every topic message "reply" to the topic's first message unless it replies to another one.

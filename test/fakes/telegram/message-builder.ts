@@ -28,6 +28,8 @@ export interface UserMessageOptions {
   replyTo?: Message;
   photo?: FakeUpload;
   document?: FakeUpload;
+  /** A voice note (Telegram's `voice`: OGG/Opus, no file name), `mimeType` default audio/ogg. */
+  voice?: FakeUpload;
 }
 
 export const ADA: FakeUser = { id: 7, first_name: "Ada", last_name: "Lovelace", username: "ada" };

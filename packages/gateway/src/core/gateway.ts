@@ -12,6 +12,7 @@ import { missingIdentity, type InboundMessage } from "./inbound.js";
 import { IntakeLimiter, type IntakeLimitOptions, type IntakeRefusal } from "./intake-limits.js";
 import { isAddressed } from "./mention-gate.js";
 import type { DeliveryPort, GatewayStore, HookPort, RunQueuePort, TypingPort } from "./ports.js";
+import type { VoiceMessages } from "../media/voice-messages.js";
 import { isSharedSession, newSessionFor, sessionKeyFor, type SessionScopeSettings } from "./session-key.js";
 
 export type AuthorizationResult =
@@ -36,6 +37,8 @@ export interface GatewayOptions {
   withSessionLock?: CommandContext["withSessionLock"];
   /** The memory scopes, for /memory and /forget. */
   memory?: CommandContext["memory"];
+  /** Transcribes voice notes and audio files (or says voice is not enabled) before a run is queued. */
+  voice?: VoiceMessages;
   /** Called for each new (not duplicate) message, e.g. to count it. */
   onAccepted?: (message: InboundMessage) => void;
   /** Called for each message the bounded intake starts no run for (HERMES_RATE_LIMIT, HERMES_MAX_QUEUED), e.g. to count it. */
@@ -132,12 +135,13 @@ export class Gateway {
    * saved. A duplicate of a message still waiting ("queued") is enqueued again (idempotent); one stuck "received" for
    * a while is routed again. Anything else is a plain duplicate.
    */
-  private async redelivered(record: { id: number; status: string; receivedAt: number }, message: InboundMessage, key: string): Promise<void> {
+  private async redelivered(record: { id: number; status: string; receivedAt: number; payload: string }, message: InboundMessage, key: string): Promise<void> {
     if (record.status === "queued") {
       await this.options.queue.enqueue({ inboundId: record.id, sessionKey: key, ...currentTraceCarrier() });
     } else if (record.status === "received" && (this.unrouted.has(record.id) || this.now() - record.receivedAt > STALE_RECEIVED_MS)) {
       this.options.logger.warn("routing a message that was saved but never routed", { inboundId: record.id, sessionKey: key });
-      await this.routeOrRemember(record.id, message, key);
+      // The saved copy: it may hold a voice message's transcript already.
+      await this.routeOrRemember(record.id, JSON.parse(record.payload) as InboundMessage, key);
     } else {
       this.options.logger.debug("duplicate inbound ignored", { platform: message.platform, messageId: message.messageId });
     }
@@ -190,7 +194,20 @@ export class Gateway {
     }
     const admission = await this.admit(inboundId, message, key, auth.via);
     if (!admission.admitted) return;
-    await this.enqueue(inboundId, message, key, admission.unanswered);
+    const heard = await this.withVoice(inboundId, message);
+    if (heard !== undefined) await this.enqueue(inboundId, heard, key, admission.unanswered);
+  }
+
+  /** The saved message gets the transcript before its run is queued, so it is transcribed once wherever it runs. */
+  private async withVoice(inboundId: number, message: InboundMessage): Promise<InboundMessage | undefined> {
+    const outcome = await this.options.voice?.prepare(message);
+    if (outcome === undefined) return message;
+    await this.options.store.inbound.setPayload(inboundId, JSON.stringify(outcome.message));
+    if (!outcome.run) await this.options.store.inbound.setStatus(inboundId, "ignored");
+    if (outcome.notice !== undefined) await this.notice(message, outcome.notice);
+    if (outcome.run) return outcome.message;
+    this.options.markDone?.(message);
+    return undefined;
   }
 
   /**

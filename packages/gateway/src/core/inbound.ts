@@ -10,6 +10,8 @@ export interface InboundAttachment {
   localPath?: string;
   /** Platform reference (file id, URL) for adapters that download lazily. */
   ref?: string;
+  /** Set by the gateway once it dealt with a voice or audio file, so a message routed again is not transcribed twice. */
+  transcription?: "transcribed" | "failed" | "not_enabled";
 }
 
 /**
