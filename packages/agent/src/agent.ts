@@ -92,6 +92,11 @@ export class HermesAgent {
     return new HermesAgent(config, tools);
   }
 
+  /** The model each run starts on takes image parts (pi-ai's `input`); a fallback that does not gets pi-ai's placeholder. */
+  get acceptsImages(): boolean {
+    return this.config.model.model.input.includes("image");
+  }
+
   /** The system prompt this agent would send now (tools available, memory, context file, date, platform). */
   async systemPrompt(chatPlatform?: string): Promise<string> {
     const tools = await this.tools.available();
@@ -140,7 +145,7 @@ export class HermesAgent {
     const built = await this.prompt.build({ tools: tools.map((t) => ({ name: t.name, guidance: t.guidance })), memoryBlock, chatPlatform: options.chatPlatform });
     const state: ModelState = { binding: this.config.model, authFailures: 0 };
     // Text from people must not be able to forge a memory fence.
-    const content = memory && typeof input === "string" ? memory.sanitizeContext(input) : input;
+    const content = memory ? sanitizedInput(input, (text) => memory.sanitizeContext(text)) : input;
     const userMessage: UserMessage = { role: "user", content, timestamp: this.now() };
     const prior = [...(options.history ?? [])];
     memory?.onTurnStart(prior.filter((m) => m.role === "user").length + 1);
@@ -243,6 +248,11 @@ export class HermesAgent {
       return undefined;
     }
   }
+}
+
+function sanitizedInput(input: string | UserMessage["content"], sanitize: (text: string) => string): string | UserMessage["content"] {
+  if (typeof input === "string") return sanitize(input);
+  return input.map((part) => (part.type === "text" ? { ...part, text: sanitize(part.text) } : part));
 }
 
 /** The registry's tools with the scope's memory tools in place of those of the same names. */

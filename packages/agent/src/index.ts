@@ -8,7 +8,7 @@ export type { ModelBinding } from "./loop/model-call.js";
 export { DEFAULT_RETRY_POLICY, type CompressMessages, type RetryPolicy } from "./loop/resilient-call.js";
 export { PROVIDER_KEY_NAMES, PROVIDER_KEY_VARIABLES } from "./models/provider-keys.js";
 export { resolveModel, DEFAULT_CUSTOM_CONTEXT_WINDOW, type ModelRequest, type ModelResolution } from "./models/resolve.js";
-export { CUSTOM_APIS, isCustomApi, type CustomApi, type ModelPrice } from "./models/custom-model.js";
+export { CUSTOM_APIS, isCustomApi, MODEL_INPUT_KINDS, type CustomApi, type ModelInputKind, type ModelPrice } from "./models/custom-model.js";
 export { parseApiKeys } from "./models/api-keys.js";
 
 export { ToolRegistry, toModelTools } from "./tools/registry.js";

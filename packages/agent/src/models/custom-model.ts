@@ -17,7 +17,13 @@ export interface CustomModelSpec {
   maxTokens: number;
   /** USD per million tokens; unknown to us otherwise, so free. */
   price?: ModelPrice;
+  /** What the model takes in (HERMES_MODEL_INPUT); a server says nothing about it, so text unless the operator says so. */
+  input?: readonly ModelInputKind[];
 }
+
+/** Kinds of content a model accepts, as pi-ai's `Model.input` names them. */
+export type ModelInputKind = "text" | "image";
+export const MODEL_INPUT_KINDS = ["text", "image"] as const satisfies readonly ModelInputKind[];
 
 /** What a model costs in USD per million input and output tokens (cache reads and writes are priced as input). */
 export interface ModelPrice {
@@ -32,7 +38,7 @@ export function customModel(spec: CustomModelSpec): Model<Api> {
     name: spec.id,
     provider: "custom",
     reasoning: false,
-    input: ["text" as const],
+    input: spec.input?.includes("image") ? (["text", "image"] as ModelInputKind[]) : (["text"] as ModelInputKind[]),
     cost: costOf(spec.price),
     contextWindow: spec.contextWindow,
     maxTokens: spec.maxTokens,

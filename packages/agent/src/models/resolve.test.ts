@@ -84,6 +84,12 @@ describe("resolveModel: custom endpoint", () => {
     expect(listed.input).toBeGreaterThan(0);
   });
 
+  it("takes text only from a custom endpoint unless told it sees images; a catalogue model knows its own input", () => {
+    expect(binding(resolveModel({ model: "m", baseUrl: "http://127.0.0.1:8000/v1" })).model.input).toEqual(["text"]);
+    expect(binding(resolveModel({ model: "m", baseUrl: "http://127.0.0.1:8000/v1", input: ["text", "image"] })).model.input).toEqual(["text", "image"]);
+    expect(binding(resolveModel({ model: "anthropic/claude-sonnet-4-5", apiKey: "sk", input: ["text"] })).model.input).toContain("image");
+  });
+
   it("uses the API key it is given, and a placeholder for an empty one", () => {
     expect(binding(resolveModel({ model: "m", baseUrl: "http://127.0.0.1:1/v1", apiKey: "sk-local" })).apiKey).toBe(
       "sk-local",

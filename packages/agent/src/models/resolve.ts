@@ -1,7 +1,7 @@
 import { getModels, getProviders, type Api, type KnownProvider, type Model } from "@mariozechner/pi-ai";
 import type { ModelBinding } from "../loop/model-call.js";
 import { parseApiKeys } from "./api-keys.js";
-import { customModel, type CustomApi, type ModelPrice } from "./custom-model.js";
+import { customModel, type CustomApi, type ModelInputKind, type ModelPrice } from "./custom-model.js";
 import { findProviderKey } from "./provider-keys.js";
 
 export interface ModelRequest {
@@ -18,6 +18,8 @@ export interface ModelRequest {
   maxTokens?: number;
   /** Price of a custom endpoint model (HERMES_MODEL_PRICE); a catalogue model keeps pi-ai's prices. */
   price?: ModelPrice;
+  /** What a custom endpoint model accepts (HERMES_MODEL_INPUT, default text only); a catalogue model knows its own. */
+  input?: readonly ModelInputKind[];
 }
 
 export type ModelResolution = { ok: true; binding: ModelBinding } | { ok: false; error: string };
@@ -54,6 +56,7 @@ function resolveCustom(id: string, request: ModelRequest): ModelResolution {
     contextWindow,
     maxTokens: request.maxTokens ?? Math.min(8_192, Math.floor(contextWindow / 4)),
     ...(request.price !== undefined && { price: request.price }),
+    ...(request.input !== undefined && { input: request.input }),
   });
   // Servers that need no key still expect the header to be present.
   const keys = parseApiKeys(request.apiKey);
