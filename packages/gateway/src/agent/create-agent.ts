@@ -79,7 +79,7 @@ export type AgentPoolBuild = { ok: true; pool: AgentPool } | { ok: false; issue:
 export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): Promise<AgentPoolBuild> {
   if (!config.model) return { ok: false, issue: { setting: "HERMES_MODEL", message: NO_MODEL_MESSAGE } };
   const primary = resolveModel(
-    { model: config.model.model, baseUrl: config.model.baseUrl, api: config.model.api, apiKey: config.model.apiKey, contextWindow: config.model.contextWindow, price: config.model.price },
+    { model: config.model.model, baseUrl: config.model.baseUrl, api: config.model.api, apiKey: config.model.apiKey, contextWindow: config.model.contextWindow, price: config.model.price, input: config.model.input },
     config.providerKeys,
   );
   if (!primary.ok) return { ok: false, issue: { setting: "HERMES_MODEL", message: primary.error } };

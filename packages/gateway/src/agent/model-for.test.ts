@@ -39,6 +39,15 @@ describe("AgentPool.modelFor: the model (and so the context window) a session's 
     expect(agents.modelFor("another-local-model").model).toMatchObject({ id: "another-local-model", contextWindow: 6_000 });
   });
 
+  it("sees images at a custom endpoint only with HERMES_MODEL_INPUT=text,image, for /model overrides too", async () => {
+    const agents = await poolWith({ HERMES_BASE_URL: "http://127.0.0.1:9/v1", HERMES_MODEL: "llava", HERMES_MODEL_INPUT: "text,image" });
+    expect((await agents.agentFor(undefined)).acceptsImages).toBe(true);
+    expect(agents.modelFor("another-local-model").model.input).toEqual(["text", "image"]);
+    await agents.shutdown();
+    const textOnly = await poolWith({ HERMES_BASE_URL: "http://127.0.0.1:9/v1", HERMES_MODEL: "llama" });
+    expect((await textOnly.agentFor(undefined)).acceptsImages).toBe(false);
+  });
+
   it("is the /model override's own window, and the configured model's when the override no longer resolves", async () => {
     const agents = await poolWith({ HERMES_MODEL: "openai/gpt-4o-mini", OPENAI_API_KEY: "sk-test", ANTHROPIC_API_KEY: "sk-ant-test" });
     const primary = getModel("openai", "gpt-4o-mini").contextWindow;

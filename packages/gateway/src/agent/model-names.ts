@@ -8,7 +8,7 @@ import type { GatewayConfig } from "../config/gateway-config.js";
  */
 export function resolveModelName(config: GatewayConfig, name: string): ModelResolution {
   if (config.model?.baseUrl) {
-    return resolveModel({ model: name, baseUrl: config.model.baseUrl, api: config.model.api, apiKey: config.model.apiKey, contextWindow: config.model.contextWindow, price: config.model.price }, config.providerKeys);
+    return resolveModel({ model: name, baseUrl: config.model.baseUrl, api: config.model.api, apiKey: config.model.apiKey, contextWindow: config.model.contextWindow, price: config.model.price, input: config.model.input }, config.providerKeys);
   }
   return resolveModel({ model: name }, config.providerKeys);
 }

@@ -1,4 +1,4 @@
-import type { CustomApi, LogLevel, ModelPrice } from "@hermes/agent";
+import type { CustomApi, LogLevel, ModelInputKind, ModelPrice } from "@hermes/agent";
 
 /** Where the gateway keeps its state, all under HERMES_HOME. */
 export interface GatewayPaths {
@@ -22,6 +22,8 @@ export interface ModelSettings {
   readonly contextWindow: number;
   /** HERMES_MODEL_PRICE: what the models at `baseUrl` cost (absent: free). */
   readonly price?: ModelPrice;
+  /** HERMES_MODEL_INPUT: what the models at `baseUrl` take in (absent: text only). */
+  readonly input?: readonly ModelInputKind[];
 }
 
 export interface FallbackModelSettings {

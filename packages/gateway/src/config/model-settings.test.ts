@@ -53,6 +53,24 @@ describe("readModelSettings", () => {
     ]);
   });
 
+  it("reads HERMES_MODEL_INPUT for a custom endpoint, rejects anything but text or text,image, and warns without a base URL", () => {
+    const custom = { HERMES_MODEL: "llava", HERMES_BASE_URL: "http://127.0.0.1:11434/v1" } as const;
+    expect(readModelSettings(readerOf({ ...custom, HERMES_MODEL_INPUT: "image, TEXT" }))?.input).toEqual(["text", "image"]);
+    expect(readModelSettings(readerOf({ ...custom, HERMES_MODEL_INPUT: "text" }))?.input).toEqual(["text"]);
+    expect(readModelSettings(readerOf(custom))?.input).toBeUndefined();
+    for (const value of ["image", "text,audio", "text;image"]) {
+      const reader = readerOf({ ...custom, HERMES_MODEL_INPUT: value });
+      readModelSettings(reader);
+      expect(reader.issues.map((issue) => issue.setting), value).toEqual(["HERMES_MODEL_INPUT"]);
+    }
+    const rejected = readerOf({ ...custom, HERMES_MODEL_INPUT: "text,audio" });
+    readModelSettings(rejected);
+    expect(rejected.issues).toEqual([{ setting: "HERMES_MODEL_INPUT", message: 'must be `text` or `text,image` (got "text,audio")' }]);
+    const catalogue = readerOf({ HERMES_MODEL: "openai/gpt-4o", HERMES_MODEL_INPUT: "text,image" });
+    readModelSettings(catalogue);
+    expect(catalogue.warnings).toEqual(["HERMES_MODEL_INPUT is set but HERMES_BASE_URL is not, so it has no effect (a catalogue model's input is known)"]);
+  });
+
   it("warns when an API key is set without a model", () => {
     const reader = readerOf({ HERMES_API_KEY: "sk-test" });
     expect(readModelSettings(reader)).toBeUndefined();

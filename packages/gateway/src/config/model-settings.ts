@@ -1,4 +1,4 @@
-import { CUSTOM_APIS, DEFAULT_CUSTOM_CONTEXT_WINDOW, type CustomApi } from "@hermes/agent";
+import { CUSTOM_APIS, DEFAULT_CUSTOM_CONTEXT_WINDOW, MODEL_INPUT_KINDS, type CustomApi, type ModelInputKind } from "@hermes/agent";
 import { definedOnly } from "./defined-only.js";
 import type { FallbackModelSettings, ModelSettings } from "./gateway-config.js";
 import { readModelPrice } from "./limit-settings.js";
@@ -15,6 +15,7 @@ export function readModelSettings(reader: SettingReader): ModelSettings | undefi
   const contextWindow =
     reader.integer("HERMES_CONTEXT_WINDOW", { min: MIN_CONTEXT_WINDOW }) ?? DEFAULT_CUSTOM_CONTEXT_WINDOW;
   const price = readModelPrice(reader);
+  const input = readModelInput(reader);
   if (model === undefined) {
     if (reader.has("HERMES_BASE_URL")) {
       reader.fail("HERMES_MODEL", "is required with HERMES_BASE_URL: set it to the model id the endpoint serves");
@@ -23,7 +24,7 @@ export function readModelSettings(reader: SettingReader): ModelSettings | undefi
     }
     return undefined;
   }
-  return definedOnly({ model, baseUrl, api, apiKey, contextWindow, price });
+  return definedOnly({ model, baseUrl, api, apiKey, contextWindow, price, input });
 }
 
 /** The model to switch to when the primary keeps failing. */
@@ -59,4 +60,19 @@ function readApi(
     reader.warn(`${name} is set but ${baseUrlName} is not, so it has no effect (a catalogue model's protocol is known)`);
   }
   return api;
+}
+
+/** HERMES_MODEL_INPUT: a custom endpoint cannot be asked whether its model sees images, so the operator says so. */
+function readModelInput(reader: SettingReader): readonly ModelInputKind[] | undefined {
+  const text = reader.text("HERMES_MODEL_INPUT");
+  if (text === undefined) return undefined;
+  const kinds = text.split(",").map((kind) => kind.trim().toLowerCase());
+  if (!kinds.includes("text") || kinds.some((kind) => !(MODEL_INPUT_KINDS as readonly string[]).includes(kind))) {
+    reader.reject("HERMES_MODEL_INPUT", "must be `text` or `text,image`");
+    return undefined;
+  }
+  if (!reader.has("HERMES_BASE_URL")) {
+    reader.warn("HERMES_MODEL_INPUT is set but HERMES_BASE_URL is not, so it has no effect (a catalogue model's input is known)");
+  }
+  return MODEL_INPUT_KINDS.filter((kind) => kinds.includes(kind));
 }

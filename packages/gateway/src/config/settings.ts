@@ -50,6 +50,12 @@ export const SETTINGS = [
     secret: false,
   },
   {
+    name: "HERMES_MODEL_INPUT",
+    description: "What a custom endpoint model takes in: `text`, or `text,image` for a model that sees images (a catalogue model knows its own)",
+    default: "text",
+    secret: false,
+  },
+  {
     name: "HERMES_FALLBACK_MODEL",
     description: "Model to switch to when the primary model keeps failing",
     default: "",
