@@ -69,6 +69,7 @@ const host = new BullMqWorkerHost({
     memoryFor: (message, sessionId) => pool.memory.forMessage(message, sessionId),
     hooks: hooks as unknown as HookPort,
     sessionScope: config.sessionScope,
+    workspace: config.paths.workspace,
     logger,
   }),
 });

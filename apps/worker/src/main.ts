@@ -69,6 +69,7 @@ async function main(): Promise<number> {
       dailyBudgetUsd: config.limits.dailyBudgetUsd,
       onBudgetRefused: (message) => budgetRefusals.inc(1, { platform: message.platform }),
       sessionScope: config.sessionScope,
+      workspace: config.paths.workspace,
       // The host exists by the time a run stores replies: it starts taking jobs only after it is constructed.
       onRepliesStored: (inboundIds) => host.repliesStored(inboundIds),
       logger,

@@ -13,7 +13,7 @@ export interface RunPersonalData extends ConversationPeople {
   memoryEntries: string[];
 }
 
-// In a shared session each person's message reaches the agent as "[their name] text" (agent-input.ts).
+// In a shared session each person's message reaches the agent as "[their name] text" (attachments/attachment-content.ts).
 const SENDER_PREFIX = /^\[([^\]\n]{1,64})\] /;
 // The reviewer's own "[learning]" entries are general lessons, which a skill may well repeat.
 const LEARNING_ENTRY = "[learning]";

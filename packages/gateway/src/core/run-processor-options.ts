@@ -38,6 +38,8 @@ export interface RunProcessorOptions {
   /** Called for each message answered without the model because its sender's daily budget was reached, e.g. to count it. */
   onBudgetRefused?(message: InboundMessage): void;
   sessionScope: SessionScopeSettings;
+  /** The agent's workspace, where attachments are saved: their images and text go to the model (attachment-content.ts). */
+  workspace?: string;
   /**
    * Called when a run has answered its session's queued messages, with those whose replies are now in the outbox,
    * before it lets go of the session and its job: a worker tells the gateway to deliver them now rather than after the

@@ -4,7 +4,9 @@ import type { ClaimedInbound, InboundRecord, NewDelivery, Store } from "@hermes/
 import { RunAbortedError, runJobId, type AgentRunJob } from "../queue/types.js";
 import { errorMessageOf, errorTypeOf, GATEWAY_SPAN_NAMES, gatewayTracer, markSpanFailed } from "../tracing/gateway-tracer.js";
 import { contextFromCarrier, storedTraceCarrier } from "../tracing/trace-carrier.js";
-import { agentInputFor } from "./agent-input.js";
+import { userInputFor } from "../attachments/attachment-content.js";
+import { noVisionNotice } from "../attachments/no-vision-notice.js";
+import { withoutImageData } from "../attachments/transcript-images.js";
 import { budgetReachedReply, dailyBudgetStatus } from "./daily-budget.js";
 import { hookCallbacks } from "./hook-callbacks.js";
 import { runCheckpoints } from "./run-checkpoints.js";
@@ -145,7 +147,8 @@ export function createRunProcessor(options: RunProcessorOptions) {
     // The gateway may have created the session already; an empty transcript is what marks a new conversation.
     if (history.length === 0) await options.onSessionStart?.(session.id);
     reviewer?.onTurnStart(history.filter((m) => m.role === "user").length + 1);
-    const result = await agent.run(agentInputFor(message, isSharedSession(message, options.sessionScope)), {
+    const input = await userInputFor(message, { workspace: options.workspace, acceptsImages: agent.acceptsImages, shared: isSharedSession(message, options.sessionScope) });
+    const result = await agent.run(input.content, {
       history,
       sessionId: session.id,
       signal,
@@ -170,7 +173,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
       logger.info("run interrupted; it will run again");
       return "interrupted";
     }
-    return finish(record, message, session.id, result, base, logger, memory?.manager);
+    return finish(record, message, session.id, result, base, logger, memory?.manager, noVisionNotice(input.unseenImages, history));
   }
 
   /** Checked before each run (not at intake): the spend of runs still going when the message arrived counts too. */
@@ -195,6 +198,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     base: Record<string, unknown> & { timestamp: number; sessionKey: string },
     logger: Logger,
     memory?: MemoryManager,
+    notice?: string,
   ): Promise<RunEnd> {
     const key = base.sessionKey;
     const stopped = result.stopReason === "ABORT";
@@ -203,7 +207,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     const finished = await completeRun({
       inboundId: record.id,
       sessionId,
-      messages: compacted ? result.history : result.compacted ? [] : result.newMessages,
+      messages: withoutImageData(compacted ? result.history : result.compacted ? [] : result.newMessages),
       compacted,
       usage: {
         inputTokens: result.usage.input,
@@ -214,7 +218,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
       },
       usageOwner: ownerOf(message),
       // A stopped run says nothing more: /stop already answered.
-      deliveries: stopped ? [] : [reply(record, message, replyText(key, result.text))],
+      deliveries: stopped ? [] : [reply(record, message, withNotice(replyText(key, result.text), notice))],
       status: failedRun(result) ? "failed" : "answered",
     });
     if (!finished.ok) {
@@ -225,7 +229,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     if (compacted) await options.hooks.emit({ ...base, timestamp: now(), type: "session:compress", sessionId: finished.sessionId, parentSessionId: sessionId });
     await options.hooks.emit({ ...base, timestamp: now(), type: "agent:end", stopReason: result.stopReason, steps: result.steps, costUsd: result.usage.costUsd });
     // Reflection runs in the background and never delays the reply (which is already in the outbox).
-    if (!stopped) options.reviewerFor?.(key, memory)?.afterRun({ messages: result.history, steps: result.steps, sessionId: finished.sessionId, personalData: senderOf(message) });
+    if (!stopped) options.reviewerFor?.(key, memory)?.afterRun({ messages: withoutImageData(result.history), steps: result.steps, sessionId: finished.sessionId, personalData: senderOf(message) });
     return failedRun(result) ? "failed" : "answered";
   }
 
@@ -243,6 +247,10 @@ export function createRunProcessor(options: RunProcessorOptions) {
 /** Whose budget a run counts against: the person whose message it answers (in a shared thread, its sender). */
 function ownerOf(message: InboundMessage): { platform: string; userId: string } {
   return { platform: message.platform, userId: message.user.id };
+}
+
+function withNotice(text: string, notice: string | undefined): string {
+  return notice === undefined ? text : `${text}\n\n${notice}`;
 }
 
 function failedRun(result: HermesAgentResult): boolean {

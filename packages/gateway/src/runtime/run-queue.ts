@@ -77,6 +77,7 @@ export async function createRunQueue(
     // Called only while a run is under way, so after `queue` below exists.
     onReplyStored: (inboundId) => queue.repliesStored(inboundId),
     sessionScope: config.sessionScope,
+    workspace: config.paths.workspace,
     logger: deps.logger,
   });
   const queue = new InlineQueue(processor, { concurrency: config.workers, logger: deps.logger, waiters, sessionLocked: (key) => locks.isHeld(key) });

@@ -1,0 +1,167 @@
+import { open, realpath } from "node:fs/promises";
+import path from "node:path";
+import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
+import type { InboundAttachment, InboundMessage } from "../core/inbound.js";
+import { imageFormatOf, looksLikeImage, looksLikeText } from "./file-kinds.js";
+
+/** Anthropic's limit per image, the smallest of the providers'; a larger photo is described instead. */
+export const DEFAULT_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/** What the documents of one message may add to it, in bytes of text (about 25,000 tokens). */
+export const DEFAULT_MAX_INLINE_TEXT_BYTES = 100 * 1024;
+/** Said in the text of a message whose images the model was not shown; also how a later turn knows it was said. */
+export const NO_VISION_MARKER = "not shown to you: the model in use cannot see images";
+
+export interface AttachmentContentOptions {
+  /** The agent's workspace: relative paths (the database mode's) resolve here, and no file outside it is read. */
+  workspace?: string;
+  /** The model takes image parts (pi-ai's `input` includes "image"). */
+  acceptsImages: boolean;
+  /** A shared session: the text starts with the sender's name. */
+  shared: boolean;
+  maxImageBytes?: number;
+  maxInlineTextBytes?: number;
+}
+
+export interface UserInput {
+  content: string | Array<TextContent | ImageContent>;
+  /** Images that went as descriptions only because the model cannot see images (their names). */
+  unseenImages: string[];
+}
+
+type Described = { line: string; image?: ImageContent; unseen?: string; inlinedBytes?: number };
+
+/**
+ * What the model receives for a message: its text, then one line per attachment. Images go as image parts after the
+ * text when the model can see them; text documents are inlined in fences up to a budget; everything else is named
+ * with its workspace path, so a file tool can open it and nothing is dropped without a word.
+ */
+export async function userInputFor(message: InboundMessage, options: AttachmentContentOptions): Promise<UserInput> {
+  const lines: string[] = [];
+  if (message.replyTo?.text) lines.push(`(In reply to: "${message.replyTo.text.slice(0, 300)}")`);
+  lines.push(message.text);
+  const images: ImageContent[] = [];
+  const unseenImages: string[] = [];
+  let textBudget = options.maxInlineTextBytes ?? DEFAULT_MAX_INLINE_TEXT_BYTES;
+  for (const attachment of message.attachments) {
+    const described = await describe(attachment, { ...options, textBudget });
+    lines.push(described.line);
+    if (described.image) images.push(described.image);
+    if (described.unseen !== undefined) unseenImages.push(described.unseen);
+    textBudget -= described.inlinedBytes ?? 0;
+  }
+  const joined = lines.join("\n").trim();
+  const text = options.shared ? `[${message.user.name ?? message.user.id}] ${joined}` : joined;
+  return { content: images.length === 0 ? text : [{ type: "text", text }, ...images], unseenImages };
+}
+
+async function describe(attachment: InboundAttachment, options: AttachmentContentOptions & { textBudget: number }): Promise<Described> {
+  const what = summaryOf(attachment);
+  const file = await fileOf(attachment, options.workspace);
+  if (file === undefined) return { line: attachment.localPath ? `[Attachment: ${what} — saved at ${attachment.localPath}]` : `[Attachment: ${what}]` };
+  const where = `saved at ${attachment.localPath}`;
+  if (looksLikeImage(attachment)) return describeImage(attachment, file, what, where, options);
+  if (looksLikeText(attachment)) {
+    const inlined = await inlineText(attachment, file, what, where, options.textBudget);
+    if (inlined) return inlined;
+  }
+  return { line: `[Attachment: ${what} — ${where}; its content is not included here]` };
+}
+
+async function describeImage(
+  attachment: InboundAttachment,
+  file: string,
+  what: string,
+  where: string,
+  options: AttachmentContentOptions,
+): Promise<Described> {
+  const name = attachment.name ?? path.basename(file);
+  const maxBytes = options.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
+  const read = await readUpTo(file, maxBytes);
+  if (read === undefined) return { line: `[Attachment: ${what} — ${where}; it could not be read]` };
+  const format = imageFormatOf(read.bytes);
+  if (format === undefined) return { line: `[Attachment: ${what} — ${where}; not a JPEG, PNG, GIF or WebP image, so it is not shown]` };
+  if (!options.acceptsImages) return { line: `[Image: ${what} — ${where}; ${NO_VISION_MARKER}]`, unseen: name };
+  if (read.truncated) return { line: `[Image: ${what} — ${where}; not shown: images larger than ${megabytes(maxBytes)} are not sent to the model]` };
+  return {
+    line: `[Image: ${what} — ${where}; attached below]`,
+    image: { type: "image", data: Buffer.from(read.bytes).toString("base64"), mimeType: format },
+  };
+}
+
+async function inlineText(attachment: InboundAttachment, file: string, what: string, where: string, budget: number): Promise<Described | undefined> {
+  if (budget <= 0) return { line: `[Attachment: ${what} — ${where}; not included: this message's documents already fill the space for inlined text]` };
+  const read = await readUpTo(file, budget);
+  if (read === undefined) return undefined;
+  const text = utf8TextOf(read.bytes);
+  if (text === undefined) return undefined;
+  const name = attachment.name ?? path.basename(file);
+  const fence = fenceFor(text);
+  const note = read.truncated ? `\n[Only the start of "${name}" is shown (${megabytes(read.bytes.length)}); the whole file is ${where}.]` : "";
+  return { line: `[Document: ${what} — ${where}]\n${fence}${languageOf(name)}\n${text}\n${fence}${note}`, inlinedBytes: read.bytes.length };
+}
+
+/** Decodes as UTF-8, or undefined for binary content (a NUL byte or an invalid sequence). A cut final character is dropped. */
+function utf8TextOf(bytes: Uint8Array): string | undefined {
+  if (bytes.includes(0)) return undefined;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: true });
+  } catch {
+    return undefined;
+  }
+}
+
+/** A fence longer than any run of backticks inside, so a document cannot close it and speak as the user. */
+function fenceFor(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((run) => run[0].length));
+  return "`".repeat(Math.max(3, longest + 1));
+}
+
+function languageOf(name: string): string {
+  return path.extname(name).slice(1).toLowerCase().replace(/[^a-z0-9+-]/g, "");
+}
+
+/** The saved file when it exists inside the workspace (or anywhere, for an absolute path without a workspace). */
+async function fileOf(attachment: InboundAttachment, workspace: string | undefined): Promise<string | undefined> {
+  const saved = attachment.localPath;
+  if (saved === undefined) return undefined;
+  if (!path.isAbsolute(saved) && workspace === undefined) return undefined;
+  const file = workspace === undefined ? saved : path.resolve(workspace, saved);
+  try {
+    const real = await realpath(file);
+    if (workspace === undefined) return real;
+    const inside = path.relative(await realpath(workspace), real);
+    return inside !== "" && !inside.startsWith("..") && !path.isAbsolute(inside) ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readUpTo(file: string, maxBytes: number): Promise<{ bytes: Uint8Array; truncated: boolean } | undefined> {
+  let handle;
+  try {
+    handle = await open(file, "r");
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return { bytes: buffer.subarray(0, Math.min(filled, maxBytes)), truncated: filled > maxBytes };
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close();
+  }
+}
+
+function summaryOf(attachment: InboundAttachment): string {
+  const size = attachment.sizeBytes !== undefined ? megabytes(attachment.sizeBytes) : undefined;
+  return [attachment.kind, attachment.name, attachment.mimeType, size].filter(Boolean).join(", ");
+}
+
+function megabytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${Math.round((bytes / 1024) * 10) / 10} KB`;
+  return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+}
