@@ -15,7 +15,7 @@ function tokenPlainText(token: Token): string {
   return typeof text === "string" ? text : token.raw;
 }
 
-/** Lays a table out as monospace text with aligned columns (for a code block: Slack has no tables). */
+/** Lays a table out as monospace text with aligned columns (for a code block: chat platforms have no tables). */
 export function tableText(table: Tokens.Table): string {
   const rows = [table.header, ...table.rows].map((cells) => cells.map((cell) => inlinePlainText(cell.tokens).trim()));
   const widths = table.header.map((_, column) => Math.max(1, ...rows.map((cells) => width(cells[column] ?? ""))));

@@ -15,20 +15,14 @@ function tokenPlainText(token: Token): string {
   return typeof text === "string" ? text : token.raw;
 }
 
-/**
- * Lays a table out as monospace text with aligned columns. Where padding would make it longer than the table as
- * written (narrow headers over wide cells), the table is shown as written instead: the gateway cuts chunks by the
- * Markdown's length, so the rendering must never be longer.
- */
+/** Lays a table out as monospace text with aligned columns (for a code block: chat platforms have no tables). */
 export function tableText(table: Tokens.Table): string {
   const rows = [table.header, ...table.rows].map((cells) => cells.map((cell) => inlinePlainText(cell.tokens).trim()));
   const widths = table.header.map((_, column) => Math.max(1, ...rows.map((cells) => width(cells[column] ?? ""))));
   const line = (cells: readonly string[]): string =>
     widths.map((columnWidth, column) => pad(cells[column] ?? "", columnWidth, table.align[column] ?? null)).join(" | ").trimEnd();
   const [header = [], ...body] = rows;
-  const aligned = [line(header), widths.map((columnWidth) => "-".repeat(columnWidth)).join("-+-"), ...body.map(line)].join("\n");
-  const written = table.raw.trim();
-  return aligned.length <= written.length ? aligned : written;
+  return [line(header), widths.map((columnWidth) => "-".repeat(columnWidth)).join("-+-"), ...body.map(line)].join("\n");
 }
 
 function width(text: string): number {

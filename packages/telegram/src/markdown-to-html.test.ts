@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseTelegramHtml } from "../../../test/fakes/telegram/telegram-html.js";
 import { markdownToTelegramHtml } from "./markdown-to-html.js";
+import { TELEGRAM_TEXT_LIMIT } from "./text-limit.js";
 
 function visible(html: string): string {
   const parsed = parseTelegramHtml(html);
@@ -75,8 +76,15 @@ describe("markdownToTelegramHtml", () => {
     expect(markdownToTelegramHtml(table)).toBe(
       "<pre>Name      | Qty | Note\n----------+-----+------\napple     |   3 | fresh\nkiwi &amp; co |  12 |  &lt;b&gt;</pre>",
     );
-    // Padding that would outgrow the table as written shows it as written.
-    expect(markdownToTelegramHtml("|a|b|\n|-|-|\n|long cell|x|\n|c|d|\n|e|f|")).toBe("<pre>|a|b|\n|-|-|\n|long cell|x|\n|c|d|\n|e|f|</pre>");
+    expect(markdownToTelegramHtml("|a|b|\n|-|-|\n|long cell|x|\n|c|d|")).toBe("<pre>a         | b\n----------+--\nlong cell | x\nc         | d</pre>");
+  });
+
+  it("shows tables as written where padding would push a message that fits past Telegram's limit", () => {
+    const rows = Array.from({ length: 300 }, (_, row) => `|${row % 2 === 0 ? "a long cell here" : "b"}|c|`);
+    const markdown = ["|h|h|", "|-|-|", ...rows].join("\n");
+    expect(markdown.length).toBeLessThanOrEqual(TELEGRAM_TEXT_LIMIT);
+    expect(markdownToTelegramHtml(markdown)).toBe(`<pre>${markdown}</pre>`);
+    expect(markdownToTelegramHtml(["|h|h|", "|-|-|", ...rows.slice(0, 100)].join("\n"))).toMatch(/^<pre>h {16}\| h\n/);
   });
 
   it("shows raw HTML as text and never nests a blockquote", () => {

@@ -2,30 +2,41 @@ import { Lexer, type MarkedToken, type Token, type Tokens } from "marked";
 import { escapeHtml } from "./html-escape.js";
 import { tableText } from "./markdown-plain.js";
 import { inlineHtml } from "./telegram-inline.js";
+import { TELEGRAM_TEXT_LIMIT } from "./text-limit.js";
 
 const LANGUAGE = /^[A-Za-z0-9_+#.-]{1,32}$/;
 const HORIZONTAL_RULE_WIDTH = 10;
 
 interface BlockContext {
-  /** Telegram refuses a blockquote inside another, so a nested quote is marked with "> " instead. */
+  /** Telegram refuses a blockquote inside another, so a nested quote's blocks are marked with "> " instead. */
   inQuote: boolean;
   listDepth: number;
+  /** Tables as the Markdown wrote them rather than padded into columns. */
+  tablesAsWritten: boolean;
 }
 
 /**
  * Converts the agent's Markdown (parsed by marked, GitHub-flavoured) to the HTML subset of Telegram's
  * `parse_mode: "HTML"`: emphasis, code, links and quotes become tags; headings are bold, lists "•"/"1." lines indented
- * by depth, tables aligned monospace blocks, and every text node (raw HTML included) is escaped. The visible text is
- * never longer than the Markdown, so a chunk cut to fit stays within the limit; the one exception, a list numbered
- * "1." throughout past its ninth item, costs a character per item and at worst the plain-text resend.
+ * by depth, tables aligned monospace blocks, and every text node (raw HTML included) is escaped. The gateway cuts
+ * chunks by the Markdown's length, so a chunk that fits Telegram's limit must still fit once rendered: padded tables
+ * that would break it are shown as written, and everything else is never longer than its Markdown (but for a list
+ * numbered "1." throughout past its ninth item, a character per item, at worst costing the plain-text resend).
  */
 export function markdownToTelegramHtml(markdown: string): string {
   const tokens = Lexer.lex(markdown.replace(/\r\n?/g, "\n"), { gfm: true, breaks: false });
-  return blocksHtml(tokens, { inQuote: false, listDepth: 0 });
+  const html = blocksHtml(tokens, { inQuote: false, listDepth: 0, tablesAsWritten: false });
+  if (visibleLength(html) <= Math.max(markdown.length, TELEGRAM_TEXT_LIMIT)) return html;
+  return blocksHtml(tokens, { inQuote: false, listDepth: 0, tablesAsWritten: true });
 }
 
-/** Blocks one per line; a blank line in the Markdown stays a blank line. */
-function blocksHtml(tokens: readonly Token[], context: BlockContext): string {
+/** Our own output has `<` only in tags and `&` only in entities, so this is what Telegram counts. */
+function visibleLength(html: string): number {
+  return html.replace(/<[^>]*>/g, "").replace(/&(?:lt|gt|amp|quot);/g, "&").length;
+}
+
+/** Blocks one per line; a blank line in the Markdown stays a blank line. `mark` starts each block. */
+function blocksHtml(tokens: readonly Token[], context: BlockContext, mark = ""): string {
   let html = "";
   let blankLine = false;
   for (const token of tokens) {
@@ -34,7 +45,7 @@ function blocksHtml(tokens: readonly Token[], context: BlockContext): string {
       continue;
     }
     if (token.type === "def" || token.type === "checkbox") continue;
-    const block = blockHtml(token as MarkedToken, context);
+    const block = mark + blockHtml(token as MarkedToken, context);
     html += html === "" ? block : (blankLine ? "\n\n" : "\n") + block;
     blankLine = false;
   }
@@ -56,7 +67,7 @@ function blockHtml(token: MarkedToken, context: BlockContext): string {
     case "list":
       return listHtml(token, context);
     case "table":
-      return `<pre>${escapeHtml(tableText(token))}</pre>`;
+      return `<pre>${escapeHtml(context.tablesAsWritten ? token.raw.trim() : tableText(token))}</pre>`;
     case "hr":
       // As wide as the rule was written, up to a short line: never longer than the Markdown.
       return "─".repeat(Math.min(HORIZONTAL_RULE_WIDTH, token.raw.trim().length));
@@ -74,9 +85,9 @@ function codeBlock(info: string, body: string): string {
 }
 
 function quoteHtml(quote: Tokens.Blockquote, context: BlockContext): string {
-  const inner = blocksHtml(quote.tokens, { ...context, inQuote: true });
-  if (!context.inQuote) return `<blockquote>${inner}</blockquote>`;
-  return inner.replace(/^/gm, "&gt; ");
+  if (!context.inQuote) return `<blockquote>${blocksHtml(quote.tokens, { ...context, inQuote: true })}</blockquote>`;
+  // Only where each block starts: lines the Markdown continued lazily (without ">") must not grow.
+  return blocksHtml(quote.tokens, context, "&gt; ");
 }
 
 function listHtml(list: Tokens.List, context: BlockContext): string {

@@ -12,6 +12,7 @@ import { TELEGRAM_PLATFORM } from "./normalize-update.js";
 import { chatActionOptions, sendMessageOptions, telegramChatId } from "./outbound-params.js";
 import { failedSend } from "./send-result.js";
 import { TELEGRAM_PACING } from "./pacing.js";
+import { TELEGRAM_TEXT_LIMIT } from "./text-limit.js";
 import { createUpdateHandler, type UpdateHandler } from "./update-intake.js";
 import { UpdatePoller, type UpdateKind } from "./update-poller.js";
 import { createWebhookHandler, webhookRoutePath } from "./webhook-handler.js";
@@ -30,7 +31,7 @@ type ConnectOutcome = { kind: "connected" } | { kind: "stopped" } | { kind: "fai
  */
 export class TelegramAdapter implements PlatformAdapter {
   readonly platform = TELEGRAM_PLATFORM;
-  readonly textLimit = 4096;
+  readonly textLimit = TELEGRAM_TEXT_LIMIT;
   /** The Bot API has no idempotency key: a resend after an ambiguous failure (a lost answer) may show a part twice. */
   readonly deliveryGuarantee = "at-least-once";
   readonly pacing = TELEGRAM_PACING;
