@@ -17,8 +17,8 @@ export interface SharedMachines {
   readonly llm: LlmServer;
   readonly telegram: FakeTelegram;
   readonly root: string;
-  /** Starts `role` on the machine `name` (home `<root>/<name>/hermes`) and waits for `ready` in its log. */
-  start(role: "gateway" | "worker", name: string, ready: string): Promise<AppProcess>;
+  /** Starts `role` on the machine `name` (home `<root>/<name>/hermes`) and waits for `ready` in its log; `env` is that machine's own. */
+  start(role: "gateway" | "worker", name: string, ready: string, env?: Record<string, string>): Promise<AppProcess>;
   /** SIGTERM, and it must exit 0. */
   stop(app: AppProcess): Promise<void>;
   /** SIGKILL, as a machine that dies. */
@@ -68,8 +68,8 @@ export async function startSharedMachines(options: SharedMachinesOptions): Promi
     llm,
     telegram,
     root,
-    async start(role, name, ready) {
-      const app = startApp(role, settingsOf(name));
+    async start(role, name, ready, env = {}) {
+      const app = startApp(role, { ...settingsOf(name), ...env });
       apps.push(app);
       await app.waitFor(ready, 60_000);
       return app;
