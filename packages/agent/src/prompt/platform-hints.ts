@@ -1,14 +1,16 @@
 /** Formatting advice for each chat platform the gateway delivers to, placed in the prompt's platform layer. */
 export const PLATFORM_HINTS: Record<"telegram" | "discord" | "slack" | "console", string> = {
   telegram:
-    "Replies go to Telegram. Keep them concise and chat-sized. Only basic Markdown renders reliably " +
-    "(bold, italic, inline code, code blocks, links); avoid headings and tables. One message holds at most 4096 characters.",
+    "Replies go to Telegram. Keep them concise and chat-sized. Your Markdown is converted to Telegram's formatting " +
+    "(bold, italic, strikethrough, code, code blocks, links, quotes, lists); headings become bold lines and tables " +
+    "monospace blocks, so prefer short lists to wide tables. One message holds at most 4096 characters.",
   discord:
     "Replies go to Discord. One message holds at most 2000 characters, so keep answers short or expect them to be split. " +
     "Markdown renders (bold, italic, lists, headings, code blocks with a language tag); tables do not.",
   slack:
-    "Replies go to Slack, which uses mrkdwn rather than Markdown: *bold*, _italic_, ~strikethrough~, `code`, " +
-    "```code blocks``` and <https://example.com|link text>. Headings and tables do not render.",
+    "Replies go to Slack. Write standard Markdown: it is converted to Slack's mrkdwn (bold, italic, strikethrough, " +
+    "code, code blocks, links, quotes, lists; headings become bold lines and tables monospace blocks). Do not write " +
+    "mrkdwn yourself: *single asterisks* are italic and <url|text> shows as text.",
   console:
     "Replies are shown in a terminal as plain text. Do not use Markdown; use short lines, blank lines between " +
     "paragraphs and simple dashes for lists.",
