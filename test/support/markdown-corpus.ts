@@ -58,3 +58,11 @@ export function mixedAnswers(count: number, seed: number): string[] {
   const next = seededRandom(seed);
   return Array.from({ length: count }, () => Array.from({ length: 1 + next(12) }, () => lines[next(lines.length)] ?? "").join("\n"));
 }
+
+const MARKUP_SOUP = ["*", "**", "_", "__", "`", "```", "~~", "[", "](", "https://e.x/a_(b)", ")", "<", ">", "&", "\\", "#", " ", "\n", "> ", "- ", "1. ", "|", "|-|", "@here", "<!channel>", "<b>", "a", "é", "😀"];
+
+/** Random strings of Markdown's special characters and fragments: the inputs no model writes on purpose. */
+export function markupSoup(count: number, seed: number): string[] {
+  const next = seededRandom(seed);
+  return Array.from({ length: count }, () => Array.from({ length: next(40) }, () => MARKUP_SOUP[next(MARKUP_SOUP.length)] ?? "").join(""));
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { keepsAllCharacters, markedPlainText, mixedAnswers, modelAnswers } from "../../../test/support/markdown-corpus.js";
+import { keepsAllCharacters, markedPlainText, markupSoup, mixedAnswers, modelAnswers } from "../../../test/support/markdown-corpus.js";
 import { markdownToMrkdwn } from "./mrkdwn.js";
 
 // Slack's own syntax the renderer may write: a web or mail link, with or without a label.
@@ -31,6 +31,10 @@ describe("the Markdown corpus rendered for Slack", () => {
 
   it("keeps those guarantees for seeded random mixes of the corpus lines", () => {
     for (const document of mixedAnswers(300, 11)) expectRendersWell(document);
+  });
+
+  it("keeps them for seeded random soups of Markdown's special characters", () => {
+    for (const document of markupSoup(500, 5)) expectRendersWell(document);
   });
 
   it("lets no broadcast through, however it is written", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { keepsAllCharacters, markedPlainText, mixedAnswers, modelAnswers } from "../../../test/support/markdown-corpus.js";
+import { keepsAllCharacters, markedPlainText, markupSoup, mixedAnswers, modelAnswers } from "../../../test/support/markdown-corpus.js";
 import { markdownToTelegramHtml } from "./markdown-to-html.js";
 import { TELEGRAM_TEXT_LIMIT } from "./text-limit.js";
 
@@ -67,6 +67,10 @@ describe("the Markdown corpus rendered for Telegram", () => {
 
   it("keeps those guarantees for seeded random mixes of the corpus lines", () => {
     for (const document of mixedAnswers(300, 7)) expectRendersWell(document);
+  });
+
+  it("keeps them for seeded random soups of Markdown's special characters", () => {
+    for (const document of markupSoup(500, 3)) expectRendersWell(document);
   });
 
   it("rejects what Telegram would (the checker checks)", () => {
