@@ -4,8 +4,11 @@ import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { InboundAttachment, InboundMessage } from "../core/inbound.js";
 import { imageFormatOf, looksLikeImage, looksLikeText } from "./file-kinds.js";
 
-/** Anthropic's limit per image, the smallest of the providers'; a larger photo is described instead. */
-export const DEFAULT_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/**
+ * Anthropic refuses an image whose base64 passes 5 MB, the smallest limit of the providers; base64 is 4/3 of the bytes,
+ * so 3.75 MB of file. A larger photo is described instead.
+ */
+export const DEFAULT_MAX_IMAGE_BYTES = (5 * 1024 * 1024 * 3) / 4;
 /** What the documents of one message may add to it, in bytes of text (about 25,000 tokens). */
 export const DEFAULT_MAX_INLINE_TEXT_BYTES = 100 * 1024;
 /** Said in the text of a message whose images the model was not shown; also how a later turn knows it was said. */
