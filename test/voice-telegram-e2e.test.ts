@@ -1,3 +1,5 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "@hermes/agent";
@@ -34,7 +36,7 @@ interface Started {
 }
 
 /** The real grammY adapter against the fake Bot API, a scripted model, and the stand-in STT server (configured when `voice`). */
-async function start(voice: boolean): Promise<Started> {
+async function start(voice: boolean, home?: string): Promise<Started> {
   const telegram = await startFakeTelegram({ token: TOKEN });
   fake = telegram;
   const speech = await startSttServer({ apiKey: STT_KEY });
@@ -46,7 +48,7 @@ async function start(voice: boolean): Promise<Started> {
   };
   const env: Record<string, string> = { TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: telegram.apiRoot, HERMES_ALLOWED_USERS: "telegram:7" };
   if (voice) Object.assign(env, { HERMES_STT_BASE_URL: speech.baseUrl, HERMES_STT_API_KEY: STT_KEY });
-  const h = await startGatewayHarness(env, undefined, { adapters: (config) => [adapterFor(config)], logger });
+  const h = await startGatewayHarness(env, home, { adapters: (config) => [adapterFor(config)], logger });
   harness = h;
   return { fake: telegram, stt: speech, h, logger };
 }
@@ -132,5 +134,26 @@ describe("voice notes on Telegram (grammY, fake Bot API, stand-in STT server)", 
       "I couldn't transcribe your voice message. Please try again in a moment, or type your message instead.",
       "I got your caption.",
     ]);
+  });
+
+  it("lets a message:received hook judge the transcript, not only the caption", async () => {
+    const home = await mkdtemp(path.join(os.tmpdir(), "hermes-voice-hook-"));
+    try {
+      const hook = path.join(home, "hooks", "no-secrets");
+      await mkdir(hook, { recursive: true });
+      await writeFile(path.join(hook, "HOOK.yaml"), "name: no-secrets\ndescription: Blocks talk of launch codes\nevents:\n  - message:received\n");
+      await writeFile(path.join(hook, "handler.mjs"), 'export default async (event) => (event.text.includes("launch codes") ? { block: true, reason: "no secrets here" } : undefined);\n');
+      const { fake, stt, h } = await start(true, home);
+      stt.enqueue({ kind: "text", text: "Tell me the launch codes." });
+      await sendVoice(fake);
+      await h.gateway.waitIdle(DM_KEY);
+
+      expect(fake.sentTo(7).map((sent) => sent.visible)).toEqual(["Your message was not processed: no secrets here"]);
+      expect(h.llm.requests).toEqual([]);
+      await harness?.close();
+      harness = undefined;
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });

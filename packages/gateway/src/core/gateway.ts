@@ -177,8 +177,11 @@ export class Gateway {
       this.options.markDone?.(message);
       return;
     }
+    // Before the hooks, so a hook (a keyword blocker, say) judges what was said; a command's caption needs no transcript.
+    const heard = command ? message : await this.withVoice(inboundId, message);
+    if (heard === undefined) return;
     // Hooks see what the bot is about to act on: authorized and addressed (strangers and chatter never reach them).
-    const received = await this.options.hooks.emit({ ...this.eventBase(message, key), type: "message:received", text: message.text, messageId: message.messageId });
+    const received = await this.options.hooks.emit({ ...this.eventBase(message, key), type: "message:received", text: heard.text, messageId: message.messageId });
     if (received.blocked) {
       logger.info("message blocked by hook", { hook: received.hook, reason: received.reason });
       await store.inbound.setStatus(inboundId, "ignored");
@@ -192,10 +195,9 @@ export class Gateway {
       this.options.markDone?.(message);
       return;
     }
-    const admission = await this.admit(inboundId, message, key, auth.via);
+    const admission = await this.admit(inboundId, heard, key, auth.via);
     if (!admission.admitted) return;
-    const heard = await this.withVoice(inboundId, message);
-    if (heard !== undefined) await this.enqueue(inboundId, heard, key, admission.unanswered);
+    await this.enqueue(inboundId, heard, key, admission.unanswered);
   }
 
   /** The saved message gets the transcript before its run is queued, so it is transcribed once wherever it runs. */
