@@ -1,13 +1,13 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { silentLogger } from "@hermes/agent";
+import { createMetricsRegistry, silentLogger } from "@hermes/agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startSttServer, type SttServer } from "../../../../test/fakes/stt-server.js";
 import { inbound } from "../core/testing.js";
 import type { InboundAttachment } from "../core/inbound.js";
 import { createTranscriber } from "./transcriber.js";
-import { createVoiceMessages, NO_SPEECH_NOTICE, TRANSCRIPTION_FAILED_NOTICE, VOICE_NOT_ENABLED_NOTICE, type VoiceMessages } from "./voice-messages.js";
+import { createVoiceMessages, NO_SPEECH_NOTICE, TRANSCRIPTION_FAILED_NOTICE, VOICE_NOT_ENABLED_NOTICE, voiceTranscriptionsMetric, type VoiceMessages } from "./voice-messages.js";
 
 let root: string;
 let workspace: string;
@@ -106,5 +106,19 @@ describe("voice messages", () => {
     const linked = await voice().prepare(inbound({ text: "", attachments: [audio("attachments/link.ogg")] }));
     expect([outside?.notice, linked?.notice]).toEqual([TRANSCRIPTION_FAILED_NOTICE, TRANSCRIPTION_FAILED_NOTICE]);
     expect(stt.requests).toEqual([]);
+  });
+
+  it("counts each file by outcome in hermes_voice_transcriptions_total", async () => {
+    const registry = createMetricsRegistry();
+    const transcriptions = voiceTranscriptionsMetric(registry);
+    const transcriber = createTranscriber({ settings: { baseUrl: stt.baseUrl, model: "whisper-1" } });
+    stt.enqueue({ kind: "text", text: "one" }, { kind: "error", status: 500 });
+    await createVoiceMessages({ transcriber, workspace, logger: silentLogger, transcriptions }).prepare(inbound({ attachments: [audio(await saved("1.ogg")), audio(await saved("2.ogg"))] }));
+    await createVoiceMessages({ workspace, logger: silentLogger, transcriptions }).prepare(inbound({ platform: "discord", attachments: [audio(await saved("3.ogg"))] }));
+
+    const text = await registry.renderPrometheus();
+    expect(text).toContain('hermes_voice_transcriptions_total{platform="telegram",outcome="transcribed"} 1');
+    expect(text).toContain('hermes_voice_transcriptions_total{platform="telegram",outcome="failed"} 1');
+    expect(text).toContain('hermes_voice_transcriptions_total{platform="discord",outcome="not_enabled"} 1');
   });
 });

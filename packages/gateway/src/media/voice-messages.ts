@@ -1,6 +1,6 @@
 import { readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import type { Logger } from "@hermes/agent";
+import type { Counter, Logger, MetricsRegistry } from "@hermes/agent";
 import type { InboundAttachment, InboundMessage } from "../core/inbound.js";
 import type { Transcriber } from "./transcriber.js";
 
@@ -14,6 +14,15 @@ export interface VoiceMessagesOptions {
   /** The agent's workspace: the adapters save files there, and relative paths (the database mode's) start there. */
   workspace: string;
   logger: Logger;
+  /** Counts each voice or audio file by what became of it (see voiceTranscriptionsMetric). */
+  transcriptions?: Counter;
+}
+
+export type TranscriptionOutcome = NonNullable<InboundAttachment["transcription"]>;
+
+/** `hermes_voice_transcriptions_total{platform,outcome}`: voice and audio files transcribed, failed, or not enabled. */
+export function voiceTranscriptionsMetric(registry: MetricsRegistry): Counter {
+  return registry.counter("voice_transcriptions", "Voice notes and audio files by outcome: transcribed, failed (the cause is logged) or not_enabled (no HERMES_STT_BASE_URL).", ["platform", "outcome"]);
 }
 
 /** What becomes of a message with voice notes or audio files. */
@@ -69,14 +78,15 @@ export function createVoiceMessages(options: VoiceMessagesOptions): VoiceMessage
           continue;
         }
         const attempt = await transcribeOne(attachment);
+        const outcome: TranscriptionOutcome = attempt.ok ? "transcribed" : attempt.reason === "not_enabled" ? "not_enabled" : "failed";
+        options.transcriptions?.inc(1, { platform: message.platform, outcome });
+        attachments.push({ ...attachment, transcription: outcome });
         if (attempt.ok) {
           sections.push(`[${labelOf(attachment)}, transcribed]: ${attempt.text}`);
-          attachments.push({ ...attachment, transcription: "transcribed" });
           continue;
         }
         unheard += 1;
         notices.add(attempt.notice);
-        attachments.push({ ...attachment, transcription: attempt.reason === "not_enabled" ? "not_enabled" : "failed" });
         const log = attempt.reason === "not_enabled" ? options.logger.info.bind(options.logger) : options.logger.warn.bind(options.logger);
         log("voice message not transcribed", { platform: message.platform, reason: attempt.reason, detail: attempt.detail });
       }
