@@ -1,4 +1,3 @@
-import type { Logger } from "@hermes/agent";
 import { SpanKind } from "@opentelemetry/api";
 import { errorMessageOf, errorTypeOf, GATEWAY_SPAN_NAMES, gatewayTracer, markSpanFailed } from "../tracing/gateway-tracer.js";
 import { currentTraceCarrier } from "../tracing/trace-carrier.js";
@@ -9,47 +8,11 @@ import { InMemorySessionWaiters } from "../queue/session-waiters.js";
 import { createWithSessionLock } from "../runtime/command-session-lock.js";
 import { parseCommand, type ParsedCommand } from "./command.js";
 import { missingIdentity, type InboundMessage } from "./inbound.js";
-import { IntakeLimiter, type IntakeLimitOptions, type IntakeRefusal } from "./intake-limits.js";
+import { IntakeLimiter } from "./intake-limits.js";
 import { isAddressed } from "./mention-gate.js";
-import type { DeliveryPort, GatewayStore, HookPort, RunQueuePort, TypingPort } from "./ports.js";
-import type { VoiceMessages } from "../media/voice-messages.js";
-import { isSharedSession, newSessionFor, sessionKeyFor, type SessionScopeSettings } from "./session-key.js";
-
-export type AuthorizationResult =
-  | { kind: "allowed"; via: "allowlist" | "paired" | "console" }
-  | { kind: "pairing"; reply: string }
-  | { kind: "ignored"; reason: string };
-
-export interface GatewayOptions {
-  store: GatewayStore;
-  queue: RunQueuePort;
-  hooks: HookPort;
-  delivery: DeliveryPort;
-  typing: TypingPort;
-  authorize: (message: InboundMessage) => Promise<AuthorizationResult>;
-  sessionScope: SessionScopeSettings;
-  /** The bot's username per platform, for `/cmd@botname`. */
-  botName: (platform: string) => string | undefined;
-  models: CommandContext["models"];
-  checkModel: CommandContext["checkModel"];
-  compress: CommandContext["compress"];
-  /** The runs' session lock for /undo, /retry and /compress; without one (tests), commands lock only among themselves. */
-  withSessionLock?: CommandContext["withSessionLock"];
-  /** The memory scopes, for /memory and /forget. */
-  memory?: CommandContext["memory"];
-  /** Transcribes voice notes and audio files (or says voice is not enabled) before a run is queued. */
-  voice?: VoiceMessages;
-  /** Called for each new (not duplicate) message, e.g. to count it. */
-  onAccepted?: (message: InboundMessage) => void;
-  /** Called for each message the bounded intake starts no run for (HERMES_RATE_LIMIT, HERMES_MAX_QUEUED), e.g. to count it. */
-  onIntakeRefused?: (message: InboundMessage, reason: IntakeRefusal) => void;
-  /** Tells the message's adapter it was handled without an agent run (e.g. to remove a "working on it" reaction). */
-  markDone?: (message: InboundMessage) => void;
-  /** HERMES_RATE_LIMIT and HERMES_MAX_QUEUED (absent: no limits), and HERMES_DAILY_BUDGET_USD for /usage. */
-  limits?: Pick<IntakeLimitOptions, "ratePerMinute" | "maxQueued"> & { dailyBudgetUsd?: number };
-  logger: Logger;
-  now?: () => number;
-}
+import { isSharedSession, newSessionFor, sessionKeyFor } from "./session-key.js";
+import type { GatewayOptions } from "./gateway-options.js";
+export type { AuthorizationResult, GatewayOptions } from "./gateway-options.js";
 
 // A message saved but not routed this long ago was dropped by a failure; a redelivery may route it again.
 const STALE_RECEIVED_MS = 30_000;
