@@ -23,7 +23,9 @@ function tokenText(token: Token): string {
     const rows = [fields["header"] as Array<{ tokens: Token[] }>, ...(fields["rows"] as Array<Array<{ tokens: Token[] }>>)];
     return rows.map((cells) => cells.map((cell) => cell.tokens.map(tokenText).join("")).join(" ")).join("\n");
   }
-  if (token.type === "def" || token.type === "space" || token.type === "hr" || token.type === "br" || token.type === "checkbox") return "";
+  // A reference definition shows as its line in chat (it is often the answer's list of sources).
+  if (token.type === "def") return token.raw;
+  if (token.type === "space" || token.type === "hr" || token.type === "br" || token.type === "checkbox") return "";
   const nested = fields["tokens"];
   if (Array.isArray(nested) && nested.length > 0) return (nested as Token[]).map(tokenText).join("");
   const text = fields["text"];

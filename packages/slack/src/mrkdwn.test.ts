@@ -77,6 +77,12 @@ describe("markdownToMrkdwn", () => {
     );
   });
 
+  it("keeps link reference definitions as text, so a list of sources is not lost", () => {
+    expect(markdownToMrkdwn("See [the guide][g].\n\nSources:\n\n[g]: https://a.test/guide\n[1]: https://b.test/<!here>")).toBe(
+      "See <https://a.test/guide|the guide>.\n\nSources:\n\n[g]: https://a.test/guide\n[1]: https://b.test/&lt;!here&gt;",
+    );
+  });
+
   it("neutralises a broadcast split across Markdown tokens", () => {
     expect(markdownToMrkdwn("\\@here and `@channel` and [@everyone](https://x.test)")).toBe(
       "@\u200Bhere and `@\u200Bchannel` and <https://x.test|@\u200Beveryone>",

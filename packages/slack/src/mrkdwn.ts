@@ -29,7 +29,7 @@ function blocksMrkdwn(tokens: readonly Token[], listDepth: number): string {
       blankLine = out !== "";
       continue;
     }
-    if (token.type === "def" || token.type === "checkbox") continue;
+    if (token.type === "checkbox") continue;
     const block = blockMrkdwn(token as MarkedToken, listDepth);
     out += out === "" ? block : (blankLine ? "\n\n" : "\n") + block;
     blankLine = false;
@@ -59,6 +59,9 @@ function blockMrkdwn(token: MarkedToken, listDepth: number): string {
       return HORIZONTAL_RULE;
     case "html":
       return plainSlackText(token.text.trimEnd());
+    case "def":
+      // A reference definition renders as nothing in Markdown, but in chat its line is often the answer's list of sources.
+      return plainSlackText(token.raw.trim());
     default:
       return plainSlackText(token.raw.trimEnd());
   }

@@ -94,6 +94,12 @@ describe("markdownToTelegramHtml", () => {
     expect(markdownToTelegramHtml("> outer\n>\n> > inner **b**\n\nafter")).toBe("<blockquote>outer\n\n&gt; inner <b>b</b></blockquote>\n\nafter");
   });
 
+  it("keeps link reference definitions as text, so a list of sources is not lost", () => {
+    expect(markdownToTelegramHtml("See [the guide][g].\n\nSources:\n\n[g]: https://a.test/guide\n[1]: https://b.test/<x>")).toBe(
+      'See <a href="https://a.test/guide">the guide</a>.\n\nSources:\n\n[g]: https://a.test/guide\n[1]: https://b.test/&lt;x&gt;',
+    );
+  });
+
   it("always yields HTML Telegram accepts, never longer in visible text than the Markdown", () => {
     const samples = [
       "**a *b** c*",

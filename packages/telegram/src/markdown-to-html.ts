@@ -44,7 +44,7 @@ function blocksHtml(tokens: readonly Token[], context: BlockContext, mark = ""):
       blankLine = html !== "";
       continue;
     }
-    if (token.type === "def" || token.type === "checkbox") continue;
+    if (token.type === "checkbox") continue;
     const block = mark + blockHtml(token as MarkedToken, context);
     html += html === "" ? block : (blankLine ? "\n\n" : "\n") + block;
     blankLine = false;
@@ -73,6 +73,9 @@ function blockHtml(token: MarkedToken, context: BlockContext): string {
       return "─".repeat(Math.min(HORIZONTAL_RULE_WIDTH, token.raw.trim().length));
     case "html":
       return escapeHtml(token.text.trimEnd());
+    case "def":
+      // A reference definition renders as nothing in Markdown, but in chat its line is often the answer's list of sources.
+      return escapeHtml(token.raw.trim());
     default:
       return escapeHtml(token.raw.trimEnd());
   }
