@@ -98,4 +98,14 @@ describe("Telegram photos and files reach the model (grammY against the fake Bot
     expect(text).toMatch(/^summarise\n\[Document: document, plan\.md, text\/markdown, 32 bytes — saved at .*plan\.md\]\n```md\n# Plan\n1\. boil water\n2\. add tea\n\n```$/);
     expect(fake.sentTo(7).map((s) => s.visible)).toEqual(["Two steps."]);
   });
+
+  it("inlines only what a model with a small context window has room for, and says where the rest is", async () => {
+    const { fake, h } = await start({ HERMES_CONTEXT_WINDOW: "4000" });
+    h.llm.enqueue({ kind: "text", text: "It failed at the end." });
+    await say(fake, h, { caption: "why?", document: { content: Buffer.from("step ok\n".repeat(2_000)), name: "build.log", mimeType: "text/plain" } });
+    const text = textOf(userContents(h.llm.requests[0]).at(-1));
+    expect(text).toMatch(/\n\[Only the start of "build\.log" is shown \(2\.9 KB\); the whole file is saved at .*build\.log\.\]$/);
+    expect(text.length).toBeLessThan(3_500);
+    expect(fake.sentTo(7).map((s) => s.visible)).toEqual(["It failed at the end."]);
+  });
 });

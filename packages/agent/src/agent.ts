@@ -97,6 +97,11 @@ export class HermesAgent {
     return this.config.model.model.input.includes("image");
   }
 
+  /** Tokens of context of the model each run starts on, which a message's inlined documents must leave room in. */
+  get contextWindow(): number {
+    return this.config.model.model.contextWindow;
+  }
+
   /** The system prompt this agent would send now (tools available, memory, context file, date, platform). */
   async systemPrompt(chatPlatform?: string): Promise<string> {
     const tools = await this.tools.available();

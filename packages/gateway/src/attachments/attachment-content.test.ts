@@ -107,6 +107,16 @@ describe("userInputFor", () => {
     expect(text).toContain(`1,2\n1,2\n\`\`\`\n[Only the start of "data.csv" is shown (39 bytes); the whole file is saved at ${csv}.]`);
   });
 
+  it("inlines less for a model with a small context window, so one document cannot overflow it", async () => {
+    const log = await saved("build.log", "x".repeat(10_000));
+    const small = String((await userInputFor(message([{ kind: "document", name: "build.log", localPath: log }]), { ...vision, workspace, contextWindow: 2_000 })).content);
+    expect(small).toContain(`[Only the start of "build.log" is shown (1.5 KB); the whole file is saved at ${log}.]`);
+    expect(small).toContain("x".repeat(1_500) + "\n```");
+    const large = String((await userInputFor(message([{ kind: "document", name: "build.log", localPath: log }]), { ...vision, workspace, contextWindow: 200_000 })).content);
+    expect(large).toContain("x".repeat(10_000) + "\n```");
+    expect(large).not.toContain("Only the start");
+  });
+
   it("describes a binary file, a file once the text budget is spent, and an attachment that was not downloaded", async () => {
     const binary = await saved("report.txt", Buffer.from([0x41, 0x00, 0x42]));
     const pdf = await saved("report.pdf", "%PDF-1.4");

@@ -11,6 +11,11 @@ import { imageFormatOf, looksLikeImage, looksLikeText } from "./file-kinds.js";
 export const DEFAULT_MAX_IMAGE_BYTES = (5 * 1024 * 1024 * 3) / 4;
 /** What the documents of one message may add to it, in bytes of text (about 25,000 tokens). */
 export const DEFAULT_MAX_INLINE_TEXT_BYTES = 100 * 1024;
+/**
+ * A small model's share: a quarter of its window, at 3 bytes a token (code, CSV and non-Latin text run denser than
+ * English's 4), so one document cannot overflow the context and fail the run; history, prompt and answer need the rest.
+ */
+const INLINE_TEXT_BYTES_PER_CONTEXT_TOKEN = 3 / 4;
 /** Said in the text of a message whose images the model was not shown; also how a later turn knows it was said. */
 export const NO_VISION_MARKER = "not shown to you: the model in use cannot see images";
 
@@ -23,6 +28,8 @@ export interface AttachmentContentOptions {
   shared: boolean;
   maxImageBytes?: number;
   maxInlineTextBytes?: number;
+  /** The model's context window in tokens: a small one gets less inlined text than the default. */
+  contextWindow?: number;
 }
 
 export interface UserInput {
@@ -44,7 +51,7 @@ export async function userInputFor(message: InboundMessage, options: AttachmentC
   lines.push(message.text);
   const images: ImageContent[] = [];
   const unseenImages: string[] = [];
-  let textBudget = options.maxInlineTextBytes ?? DEFAULT_MAX_INLINE_TEXT_BYTES;
+  let textBudget = options.maxInlineTextBytes ?? inlineTextBudget(options.contextWindow);
   for (const attachment of message.attachments) {
     const described = await describe(attachment, { ...options, textBudget });
     lines.push(described.line);
@@ -55,6 +62,11 @@ export async function userInputFor(message: InboundMessage, options: AttachmentC
   const joined = lines.join("\n").trim();
   const text = options.shared ? `[${message.user.name ?? message.user.id}] ${joined}` : joined;
   return { content: images.length === 0 ? text : [{ type: "text", text }, ...images], unseenImages };
+}
+
+function inlineTextBudget(contextWindow: number | undefined): number {
+  if (contextWindow === undefined) return DEFAULT_MAX_INLINE_TEXT_BYTES;
+  return Math.min(DEFAULT_MAX_INLINE_TEXT_BYTES, Math.floor(contextWindow * INLINE_TEXT_BYTES_PER_CONTEXT_TOKEN));
 }
 
 async function describe(attachment: InboundAttachment, options: AttachmentContentOptions & { textBudget: number }): Promise<Described> {

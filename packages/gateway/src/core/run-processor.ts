@@ -147,7 +147,12 @@ export function createRunProcessor(options: RunProcessorOptions) {
     // The gateway may have created the session already; an empty transcript is what marks a new conversation.
     if (history.length === 0) await options.onSessionStart?.(session.id);
     reviewer?.onTurnStart(history.filter((m) => m.role === "user").length + 1);
-    const input = await userInputFor(message, { workspace: options.workspace, acceptsImages: agent.acceptsImages, shared: isSharedSession(message, options.sessionScope) });
+    const input = await userInputFor(message, {
+      workspace: options.workspace,
+      acceptsImages: agent.acceptsImages,
+      contextWindow: agent.contextWindow,
+      shared: isSharedSession(message, options.sessionScope),
+    });
     const result = await agent.run(input.content, {
       history,
       sessionId: session.id,
