@@ -90,6 +90,33 @@ describe("userInputFor", () => {
     );
   });
 
+  it("sends a message's images up to a total and describes the ones past it", async () => {
+    const first = await saved("one.png", PNG);
+    const second = await saved("two.png", PNG);
+    const third = await saved("three.jpg", JPEG);
+    const input = await userInputFor(
+      message([
+        { kind: "image", name: "one.png", localPath: first },
+        { kind: "image", name: "two.png", localPath: second },
+        { kind: "image", name: "three.jpg", localPath: third },
+      ]),
+      { ...vision, workspace, maxMessageImageBytes: PNG.length * 2 },
+    );
+    expect(input.content).toEqual([
+      {
+        type: "text",
+        text: [
+          "look",
+          `[Image: image, one.png — saved at ${first}; attached below]`,
+          `[Image: image, two.png — saved at ${second}; attached below]`,
+          `[Image: image, three.jpg — saved at ${third}; not shown: this message's earlier images already fill what one message may send]`,
+        ].join("\n"),
+      },
+      { type: "image", data: PNG.toString("base64"), mimeType: "image/png" },
+      { type: "image", data: PNG.toString("base64"), mimeType: "image/png" },
+    ]);
+  });
+
   it("inlines a text document in a fence no line of it can close, and truncates at the budget with a note", async () => {
     const notes = await saved("notes.md", "# Plan\n```js\nx()\n```\n");
     const csv = await saved("data.csv", "a,b\n" + "1,2\n".repeat(100));

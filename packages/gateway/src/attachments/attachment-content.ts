@@ -9,6 +9,11 @@ import { imageFormatOf, looksLikeImage, looksLikeText } from "./file-kinds.js";
  * so 3.75 MB of file. A larger photo is described instead.
  */
 export const DEFAULT_MAX_IMAGE_BYTES = (5 * 1024 * 1024 * 3) / 4;
+/**
+ * All the images of one message (Discord and Slack carry up to ten): Anthropic refuses a request over 32 MB, so
+ * 15 MB of files (20 MB of base64) leaves room for the conversation; the images past it are described instead.
+ */
+export const DEFAULT_MAX_MESSAGE_IMAGE_BYTES = 15 * 1024 * 1024;
 /** What the documents of one message may add to it, in bytes of text (about 25,000 tokens). */
 export const DEFAULT_MAX_INLINE_TEXT_BYTES = 100 * 1024;
 /**
@@ -27,6 +32,7 @@ export interface AttachmentContentOptions {
   /** A shared session: the text starts with the sender's name. */
   shared: boolean;
   maxImageBytes?: number;
+  maxMessageImageBytes?: number;
   maxInlineTextBytes?: number;
   /** The model's context window in tokens: a small one gets less inlined text than the default. */
   contextWindow?: number;
@@ -38,7 +44,8 @@ export interface UserInput {
   unseenImages: string[];
 }
 
-type Described = { line: string; image?: ImageContent; unseen?: string; inlinedBytes?: number };
+type Described = { line: string; image?: ImageContent; unseen?: string; inlinedBytes?: number; imageBytes?: number };
+type Budgets = { textBudget: number; imageBudget: number };
 
 /**
  * What the model receives for a message: its text, then one line per attachment. Images go as image parts after the
@@ -52,12 +59,14 @@ export async function userInputFor(message: InboundMessage, options: AttachmentC
   const images: ImageContent[] = [];
   const unseenImages: string[] = [];
   let textBudget = options.maxInlineTextBytes ?? inlineTextBudget(options.contextWindow);
+  let imageBudget = options.maxMessageImageBytes ?? DEFAULT_MAX_MESSAGE_IMAGE_BYTES;
   for (const attachment of message.attachments) {
-    const described = await describe(attachment, { ...options, textBudget });
+    const described = await describe(attachment, { ...options, textBudget, imageBudget });
     lines.push(described.line);
     if (described.image) images.push(described.image);
     if (described.unseen !== undefined) unseenImages.push(described.unseen);
     textBudget -= described.inlinedBytes ?? 0;
+    imageBudget -= described.imageBytes ?? 0;
   }
   const joined = lines.join("\n").trim();
   const text = options.shared ? `[${message.user.name ?? message.user.id}] ${joined}` : joined;
@@ -69,7 +78,7 @@ function inlineTextBudget(contextWindow: number | undefined): number {
   return Math.min(DEFAULT_MAX_INLINE_TEXT_BYTES, Math.floor(contextWindow * INLINE_TEXT_BYTES_PER_CONTEXT_TOKEN));
 }
 
-async function describe(attachment: InboundAttachment, options: AttachmentContentOptions & { textBudget: number }): Promise<Described> {
+async function describe(attachment: InboundAttachment, options: AttachmentContentOptions & Budgets): Promise<Described> {
   const what = summaryOf(attachment);
   const file = await fileOf(attachment, options.workspace);
   if (file === undefined) return { line: attachment.localPath ? `[Attachment: ${what} — saved at ${attachment.localPath}]` : `[Attachment: ${what}]` };
@@ -87,7 +96,7 @@ async function describeImage(
   file: string,
   what: string,
   where: string,
-  options: AttachmentContentOptions,
+  options: AttachmentContentOptions & Budgets,
 ): Promise<Described> {
   const name = attachment.name ?? path.basename(file);
   const maxBytes = options.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
@@ -97,9 +106,13 @@ async function describeImage(
   if (format === undefined) return { line: `[Attachment: ${what} — ${where}; not a JPEG, PNG, GIF or WebP image, so it is not shown]` };
   if (!options.acceptsImages) return { line: `[Image: ${what} — ${where}; ${NO_VISION_MARKER}]`, unseen: name };
   if (read.truncated) return { line: `[Image: ${what} — ${where}; not shown: images larger than ${megabytes(maxBytes)} are not sent to the model]` };
+  if (read.bytes.length > options.imageBudget) {
+    return { line: `[Image: ${what} — ${where}; not shown: this message's earlier images already fill what one message may send]` };
+  }
   return {
     line: `[Image: ${what} — ${where}; attached below]`,
     image: { type: "image", data: Buffer.from(read.bytes).toString("base64"), mimeType: format },
+    imageBytes: read.bytes.length,
   };
 }
 
