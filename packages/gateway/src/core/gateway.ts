@@ -218,8 +218,8 @@ export class Gateway {
     await this.options.hooks.emit({ ...this.eventBase(message, key), type: `command:${command.name}`, command: command.name, args: command.args });
     const definition = findCommand(command.name);
     if (!definition) {
-      // A bare unknown command in a group is probably meant for another bot.
-      if (message.chat.type === "dm" || command.addressedByName) await this.notice(message, unknownCommandText(command.name));
+      // A bare unknown command in a group is probably meant for another bot; one the bot was addressed with is not.
+      if (message.chat.type === "dm" || command.addressedByName || message.mentionedBot) await this.notice(message, unknownCommandText(command.name));
       return;
     }
     let reply: string;
