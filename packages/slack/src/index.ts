@@ -2,3 +2,4 @@ export { createSlackAdapter, SlackAdapter, SLACK_TEXT_LIMIT, SLACK_EVENTS_PATH, 
 export { markdownToMrkdwn, plainSlackText } from "./mrkdwn.js";
 export { verifySlackRequest, slackRequestSignature, MAX_REQUEST_AGE_SECONDS, type RefusalReason } from "./request-signature.js";
 export { webApiUrlFor } from "./slack-api-url.js";
+export { SLACK_COMMANDS_PATH } from "./slash-command-route.js";

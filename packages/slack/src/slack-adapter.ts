@@ -14,6 +14,9 @@ import type { RefusalReason } from "./request-signature.js";
 import { DEFAULT_RETRY_POLICY, settlesWithin, type RetryPolicy } from "./retry-policy.js";
 import { trustedFileOrigins, webApiUrlFor } from "./slack-api-url.js";
 import { SlackSocketReceiver } from "./socket-mode-receiver.js";
+import { slashInvocationOf } from "./slash-command.js";
+import { SLACK_COMMANDS_PATH, slashCommandRoute } from "./slash-command-route.js";
+import { PendingSlashReplies, postSlashReply } from "./slash-replies.js";
 import { slackUserName, UserNames } from "./user-names.js";
 import { webApiFailure } from "./web-api-failure.js";
 import { BotTokenRecheck } from "./token-recheck.js";
@@ -93,6 +96,7 @@ export class SlackAdapter implements PlatformAdapter {
   private readonly retry: RetryPolicy;
   private lifetime: AbortController | undefined;
   private status: ConnectionStatus | undefined;
+  private readonly slashReplies: PendingSlashReplies;
 
   constructor(
     private readonly settings: SlackSettings,
@@ -101,6 +105,7 @@ export class SlackAdapter implements PlatformAdapter {
     this.mode = settings.appToken ? "socket" : "http";
     this.now = deps.now ?? Date.now;
     this.retry = { ...DEFAULT_RETRY_POLICY, ...deps.retry };
+    this.slashReplies = new PendingSlashReplies(this.now);
     this.intake = new SlackEventIntake({
       logger: deps.logger,
       context: () => this.context,
@@ -169,9 +174,11 @@ export class SlackAdapter implements PlatformAdapter {
   async send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
     const client = this.app?.client;
     if (!client) return { ok: false, retryable: true, error: "the Slack adapter is not running" };
-    const threadTs = target.threadId ?? (target.replyToMessageId && isSlackTs(target.replyToMessageId) ? target.replyToMessageId : undefined);
     const plain = message.format === "plain";
     const text = plain ? plainSlackText(message.text) : message.text;
+    const invocation = slashInvocationOf(target.threadId) ?? slashInvocationOf(target.replyToMessageId);
+    if (invocation !== undefined) return this.sendSlashReply(invocation, target.chatId, text, !plain);
+    const threadTs = target.threadId ?? (target.replyToMessageId && isSlackTs(target.replyToMessageId) ? target.replyToMessageId : undefined);
     try {
       const result = await client.chat.postMessage(
         threadTs ? { channel: target.chatId, text, thread_ts: threadTs, mrkdwn: !plain } : { channel: target.chatId, text, mrkdwn: !plain },
@@ -185,9 +192,21 @@ export class SlackAdapter implements PlatformAdapter {
   }
 
   async markDone(message: InboundMessage): Promise<void> {
-    if (message.platform !== SLACK_PLATFORM || !isAddressedToBot(message)) return;
+    if (message.platform !== SLACK_PLATFORM || !isAddressedToBot(message) || slashInvocationOf(message.messageId) !== undefined) return;
     const ts = message.replyToId ?? message.messageId.slice(message.messageId.lastIndexOf(":") + 1);
     await this.reaction?.remove(message.chat.id, ts);
+  }
+
+  /**
+   * A slash command's reply goes to its response_url, seen only by the invoker. Without one (delivered by another
+   * process, or after a restart) a DM's reply is posted in the DM, which only the invoker sees anyway; a channel's is
+   * dropped rather than shown to the whole channel.
+   */
+  private async sendSlashReply(invocation: string, chatId: string, text: string, mrkdwn: boolean): Promise<SendResult> {
+    const url = this.slashReplies.urlFor(invocation);
+    if (url !== undefined) return postSlashReply(this.deps.fetch ?? fetch, url, text, mrkdwn);
+    if (chatId.startsWith("D")) return this.send({ chatId }, { text, format: mrkdwn ? "markdown" : "plain" });
+    return { ok: false, retryable: false, error: "the slash command's response_url is not known here (expired, or taken by another process)" };
   }
 
   formatMarkdown(markdown: string): string {
@@ -242,6 +261,23 @@ export class SlackAdapter implements PlatformAdapter {
     });
     // Registered at once: until Slack accepts the bot token, events are answered 503 and Slack delivers them again.
     context.route("POST", SLACK_EVENTS_PATH, receiver.handle);
+    context.route(
+      "POST",
+      SLACK_COMMANDS_PATH,
+      slashCommandRoute({
+        signingSecret,
+        apiUrl: this.settings.apiUrl,
+        logger: this.deps.logger,
+        now: this.now,
+        pending: this.slashReplies,
+        context: () => this.context,
+        ackDeadlineMs: this.deps.ackDeadlineMs ?? 2_500,
+        onRefused: (reason) => {
+          this.refusals[reason] += 1;
+          this.deps.onRequestRefused?.(reason);
+        },
+      }),
+    );
     return { ok: true, receiver };
   }
 }

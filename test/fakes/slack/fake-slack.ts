@@ -69,6 +69,13 @@ export interface FakeSocketMode {
   askToReconnect(reason?: string): void;
 }
 
+/** A post to a slash command's response_url (`POST /hooks/commands/<id>`). */
+export interface SlashReply {
+  /** The `<id>` part of the response_url. */
+  id: string;
+  body: Record<string, unknown>;
+}
+
 export interface FakeSlack {
   /** The value for SLACK_API_URL (the Web API lives under `/api/`). */
   apiUrl: string;
@@ -82,6 +89,10 @@ export interface FakeSlack {
   /** Each file download: the file id and the Authorization header it came with. */
   downloads: { fileId: string; authorization?: string }[];
   socket: FakeSocketMode;
+  /** Posts to response_urls made by `responseUrl`, in order. */
+  slashReplies: SlashReply[];
+  /** A response_url for a slash command, served by the fake like Slack's hooks host. */
+  responseUrl(id: string): string;
   addUser(user: FakeSlackUser): void;
   addFile(input: { name: string; mimetype: string; content: Buffer | string }): FakeSlackFile;
   /** The next call of `method` fails this way (Slack's ok:false answer, or an HTTP status). */
@@ -123,6 +134,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const posted: PostedMessage[] = [];
   const reactions: ReactionCall[] = [];
   const downloads: { fileId: string; authorization?: string }[] = [];
+  const slashReplies: SlashReply[] = [];
   const reactionState = new Set<string>();
   const users = new Map<string, FakeSlackUser>();
   const files = new Map<string, { file: FakeSlackFile; content: Buffer }>();
@@ -190,6 +202,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       const url = new URL(req.url ?? "/", "http://fake");
       const file = /^\/files\/([^/]+)\//.exec(url.pathname);
       if (req.method === "GET" && file?.[1]) return serveFile(file[1], req, res);
+      const hook = /^\/hooks\/commands\/([^/]+)$/.exec(url.pathname)?.[1];
+      if (req.method === "POST" && hook) {
+        slashReplies.push({ id: hook, body: parseParams(req.headers["content-type"] ?? "", Buffer.concat(chunks).toString("utf8")) });
+        // Like Slack's hooks host: a bare "ok".
+        return void res.writeHead(200, { "content-type": "text/html" }).end("ok");
+      }
       const method = /^\/api\/([\w.]+)$/.exec(url.pathname)?.[1];
       if (req.method !== "POST" || !method) return send(res, { status: 404, body: { ok: false, error: "not_found" } });
       const params = parseParams(req.headers["content-type"] ?? "", Buffer.concat(chunks).toString("utf8"));
@@ -325,6 +343,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     reactions,
     downloads,
     socket,
+    slashReplies,
+    responseUrl: (id) => `${base}/hooks/commands/${encodeURIComponent(id)}`,
     addUser: (user) => void users.set(user.id, user),
     addFile: ({ name, mimetype, content }) => {
       const id = `F${String(files.size + 1).padStart(4, "0")}`;

@@ -100,6 +100,42 @@ export async function postSlackEvent(url: string, payload: unknown, options: Del
   return { status: response.status, text: await response.text() };
 }
 
+export interface SlashCommandFields {
+  channel: string;
+  user: string;
+  text: string;
+  responseUrl: string;
+  triggerId?: string;
+  command?: string;
+}
+
+let triggerCounter = 0;
+
+/** POSTs a slash command to the gateway's /slack/commands as Slack would (form-encoded, signed like events). */
+export async function postSlashCommand(url: string, fields: SlashCommandFields, options: DeliveryOptions): Promise<{ status: number; text: string }> {
+  triggerCounter += 1;
+  const body = new URLSearchParams({
+    token: "verification-token-unused",
+    team_id: "T1",
+    channel_id: fields.channel,
+    user_id: fields.user,
+    command: fields.command ?? "/hermes",
+    text: fields.text,
+    api_app_id: "A1",
+    response_url: fields.responseUrl,
+    trigger_id: fields.triggerId ?? `trigger.${triggerCounter}`,
+  }).toString();
+  const timestamp = String(options.timestampSeconds ?? Math.floor(Date.now() / 1000));
+  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
+  if (options.signature !== "missing") {
+    const secret = options.signature === "forged" ? `${options.signingSecret}-not` : options.signingSecret;
+    headers["x-slack-request-timestamp"] = timestamp;
+    headers["x-slack-signature"] = `v0=${createHmac("sha256", secret).update(`v0:${timestamp}:${body}`).digest("hex")}`;
+  }
+  const response = await fetch(url, { method: "POST", headers, body });
+  return { status: response.status, text: await response.text() };
+}
+
 function definedOnly(record: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
 }
