@@ -27,14 +27,15 @@ afterEach(async () => {
   attachmentsDir = undefined;
 });
 
-async function start(): Promise<{ fake: FakeSlack; h: GatewayHarness }> {
+async function start(options: { socketMode?: boolean } = {}): Promise<{ fake: FakeSlack; h: GatewayHarness }> {
   const slack = await startFakeSlack();
   fake = slack;
   const dir = await mkdtemp(path.join(os.tmpdir(), "hermes-slack-slash-"));
   attachmentsDir = dir;
-  const env = { SLACK_BOT_TOKEN: slack.botToken, SLACK_API_URL: slack.apiUrl, SLACK_SIGNING_SECRET: SIGNING_SECRET, HERMES_HTTP_PORT: "0", HERMES_ALLOWED_USERS: "slack:U_ALICE" };
+  const transport: Record<string, string> = options.socketMode ? { SLACK_APP_TOKEN: slack.appToken } : { SLACK_SIGNING_SECRET: SIGNING_SECRET };
+  const env = { SLACK_BOT_TOKEN: slack.botToken, SLACK_API_URL: slack.apiUrl, HERMES_HTTP_PORT: "0", HERMES_ALLOWED_USERS: "slack:U_ALICE", ...transport };
   const harness = await startGatewayHarness(env, undefined, {
-    http: true,
+    http: !options.socketMode,
     adapters: (config: GatewayConfig) => {
       if (!config.slack) throw new Error("the test configuration has no Slack settings");
       adapter = createSlackAdapter(config.slack, { logger: silentLogger, attachmentsDir: dir });
@@ -123,6 +124,16 @@ describe("Slack slash commands at POST /slack/commands (real Bolt adapter, fake 
     expect(reply.body.response_type).toBe("ephemeral");
     expect(String(reply.body.text)).toContain("Your pairing code:");
     expect(await h.gateway.store.sessions.active("agent:main:slack:dm:D_EVE")).toBeUndefined();
+  });
+
+  it("takes /hermes status over Socket Mode too: the envelope is confirmed and the output posted to the response_url", async () => {
+    const { fake } = await start({ socketMode: true });
+    await fake.socket.waitForConnection();
+    const payload = { token: "unused", team_id: "T1", channel_id: "D_ALICE", user_id: "U_ALICE", command: "/hermes", text: "status", response_url: fake.responseUrl("t-socket"), trigger_id: "t-socket" };
+    const envelopeId = await fake.socket.send(payload, { type: "slash_commands" });
+    expect(fake.socket.acks).toContain(envelopeId);
+    const reply = await replyTo(fake, "t-socket");
+    expect(reply.body).toEqual({ response_type: "ephemeral", text: "No conversation yet. Model: scripted-model. Send a message to start.", mrkdwn: true });
   });
 
   it("refuses a signed command whose response_url is not Slack's, posting nowhere", async () => {

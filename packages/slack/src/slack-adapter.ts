@@ -15,7 +15,7 @@ import { DEFAULT_RETRY_POLICY, settlesWithin, type RetryPolicy } from "./retry-p
 import { trustedFileOrigins, webApiUrlFor } from "./slack-api-url.js";
 import { SlackSocketReceiver } from "./socket-mode-receiver.js";
 import { slashInvocationOf } from "./slash-command.js";
-import { SLACK_COMMANDS_PATH, slashCommandRoute } from "./slash-command-route.js";
+import { acceptSlashCommand, SLACK_COMMANDS_PATH, SLASH_COMMAND_FAILED_TEXT, slashCommandRoute, type SlashCommandIntakeOptions } from "./slash-command-route.js";
 import { PendingSlashReplies, postSlashReply } from "./slash-replies.js";
 import { slackUserName, UserNames } from "./user-names.js";
 import { webApiFailure } from "./web-api-failure.js";
@@ -209,6 +209,10 @@ export class SlackAdapter implements PlatformAdapter {
     return { ok: false, retryable: false, error: "the slash command's response_url is not known here (expired, or taken by another process)" };
   }
 
+  private slashIntake(): SlashCommandIntakeOptions {
+    return { apiUrl: this.settings.apiUrl, logger: this.deps.logger, now: this.now, pending: this.slashReplies, context: () => this.context, ackDeadlineMs: this.deps.ackDeadlineMs ?? 2_500 };
+  }
+
   formatMarkdown(markdown: string): string {
     return markdownToMrkdwn(markdown);
   }
@@ -244,7 +248,11 @@ export class SlackAdapter implements PlatformAdapter {
     const { appToken, signingSecret } = this.settings;
     if (appToken) {
       if (signingSecret) this.deps.logger.info("slack: SLACK_APP_TOKEN is set, so events come over Socket Mode; SLACK_SIGNING_SECRET is not used");
-      const receiver = new SlackSocketReceiver({ appToken, apiUrl: this.settings.apiUrl, logger: this.deps.logger, boltLogger, status, retry: this.retry, now: this.now });
+      const onSlashCommand = async (payload: Record<string, unknown>): Promise<Record<string, unknown> | undefined> => {
+        const outcome = await acceptSlashCommand(payload, this.slashIntake());
+        return outcome.kind === "accepted" ? undefined : { response_type: "ephemeral", text: SLASH_COMMAND_FAILED_TEXT };
+      };
+      const receiver = new SlackSocketReceiver({ appToken, apiUrl: this.settings.apiUrl, logger: this.deps.logger, boltLogger, status, retry: this.retry, now: this.now, onSlashCommand });
       return { ok: true, receiver };
     }
     if (!signingSecret) return { ok: false, problem: "Slack needs SLACK_SIGNING_SECRET (HTTP events) or SLACK_APP_TOKEN (Socket Mode)" };
@@ -265,13 +273,8 @@ export class SlackAdapter implements PlatformAdapter {
       "POST",
       SLACK_COMMANDS_PATH,
       slashCommandRoute({
+        ...this.slashIntake(),
         signingSecret,
-        apiUrl: this.settings.apiUrl,
-        logger: this.deps.logger,
-        now: this.now,
-        pending: this.slashReplies,
-        context: () => this.context,
-        ackDeadlineMs: this.deps.ackDeadlineMs ?? 2_500,
         onRefused: (reason) => {
           this.refusals[reason] += 1;
           this.deps.onRequestRefused?.(reason);

@@ -21,9 +21,12 @@ export type ParsedSlashCommand = { ok: true; command: SlashCommand } | { ok: fal
  */
 export const SLASH_REPLY_PREFIX = "slash:";
 
-export function parseSlashCommand(rawBody: Buffer): ParsedSlashCommand {
-  const form = new URLSearchParams(rawBody.toString("utf8"));
-  const field = (name: string): string => (form.get(name) ?? "").trim();
+/** Reads a slash command's fields: form-encoded over HTTP, a JSON object over Socket Mode. */
+export function parseSlashCommand(fields: Readonly<Record<string, unknown>>): ParsedSlashCommand {
+  const field = (name: string): string => {
+    const value = fields[name];
+    return typeof value === "string" ? value.trim() : "";
+  };
   const command = { command: field("command"), text: field("text"), userId: field("user_id"), channelId: field("channel_id"), responseUrl: field("response_url") };
   for (const [name, value] of [["command", command.command], ["user_id", command.userId], ["channel_id", command.channelId], ["response_url", command.responseUrl]] as const) {
     if (value === "") return { ok: false, problem: `the slash command has no ${name}` };

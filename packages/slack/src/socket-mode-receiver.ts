@@ -4,7 +4,10 @@ import { isRecord } from "./slack-events.js";
 import { SocketModeConnection, type SocketModeConnectionOptions } from "./socket-mode-connection.js";
 
 /** The connection's own options, less the envelope callback the receiver supplies. */
-export type SlackSocketReceiverOptions = Omit<SocketModeConnectionOptions, "onEnvelope">;
+export type SlackSocketReceiverOptions = Omit<SocketModeConnectionOptions, "onEnvelope"> & {
+  /** Takes a `slash_commands` envelope's payload; resolves with what the envelope's confirmation carries (if anything). */
+  onSlashCommand?: (payload: Record<string, unknown>) => Promise<Record<string, unknown> | undefined>;
+};
 
 type EnvelopeAck = (response?: Record<string, unknown>) => Promise<void>;
 
@@ -40,6 +43,11 @@ export class SlackSocketReceiver implements Receiver {
     if (!app || !isRecord(args) || typeof args.ack !== "function") return;
     const confirm = args.ack as EnvelopeAck;
     const body = args.body;
+    if (args.type === "slash_commands" && isRecord(body) && this.options.onSlashCommand) {
+      // Slack does not deliver a slash command again, so it is confirmed whatever happens; a failure is told in the answer.
+      await this.confirmQuietly(confirm, await this.options.onSlashCommand(body));
+      return;
+    }
     const unreadable = isRecord(body) ? unreadableBody(body) : "payload is not an object";
     if (unreadable || !isRecord(body)) {
       // Slack would deliver it again and again, and it would never be any better.
