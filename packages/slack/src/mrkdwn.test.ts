@@ -71,6 +71,12 @@ describe("markdownToMrkdwn", () => {
     );
   });
 
+  it("keeps a link's URL after its words in a table, which cannot carry links", () => {
+    expect(markdownToMrkdwn("| Tool | Docs |\n|---|---|\n| Bolt | [guide](https://slack.dev/<!here>) |\n| grammY | https://grammy.dev |")).toBe(
+      "```\nTool   | Docs\n-------+----------------------------------\nBolt   | guide (https://slack.dev/&lt;!here&gt;)\ngrammY | https://grammy.dev\n```",
+    );
+  });
+
   it("shows raw HTML as text and rules as a line", () => {
     expect(markdownToMrkdwn("<div>\n<!here>\n</div>\n\n---\n\ntext <script>x</script>")).toBe(
       "&lt;div&gt;\n&lt;!here&gt;\n&lt;/div&gt;\n\n──────────\n\ntext &lt;script&gt;x&lt;/script&gt;",

@@ -79,6 +79,12 @@ describe("markdownToTelegramHtml", () => {
     expect(markdownToTelegramHtml("|a|b|\n|-|-|\n|long cell|x|\n|c|d|")).toBe("<pre>a         | b\n----------+--\nlong cell | x\nc         | d</pre>");
   });
 
+  it("keeps a link's URL after its words in a table, which cannot carry links", () => {
+    expect(markdownToTelegramHtml("| Tool | Docs |\n|---|---|\n| marked | [guide](https://marked.js.org/?a=1&b) |\n| grammY | https://grammy.dev |")).toBe(
+      "<pre>Tool   | Docs\n-------+-------------------------------------\nmarked | guide (https://marked.js.org/?a=1&amp;b)\ngrammY | https://grammy.dev</pre>",
+    );
+  });
+
   it("shows tables as written where padding would push a message that fits past Telegram's limit", () => {
     const rows = Array.from({ length: 300 }, (_, row) => `|${row % 2 === 0 ? "a long cell here" : "b"}|c|`);
     const markdown = ["|h|h|", "|-|-|", ...rows].join("\n");
