@@ -64,6 +64,12 @@ describe("userInputFor", () => {
     }
   });
 
+  it("reads no file at all without a workspace, an absolute path included", async () => {
+    const file = await saved("photo.png", PNG);
+    const input = await userInputFor(message([{ kind: "image", name: "photo.png", localPath: file }]), vision);
+    expect(input.content).toBe(`look\n[Attachment: image, photo.png — saved at ${file}]`);
+  });
+
   it("describes an image the model cannot see, naming it so the reply can say so", async () => {
     const file = await saved("photo.jpg", JPEG);
     const input = await userInputFor(message([{ kind: "image", name: "photo.jpg", localPath: file }]), { acceptsImages: false, shared: false, workspace });

@@ -25,7 +25,7 @@ const INLINE_TEXT_BYTES_PER_CONTEXT_TOKEN = 3 / 4;
 export const NO_VISION_MARKER = "not shown to you: the model in use cannot see images";
 
 export interface AttachmentContentOptions {
-  /** The agent's workspace: relative paths (the database mode's) resolve here, and no file outside it is read. */
+  /** The agent's workspace: relative paths (the database mode's) resolve here, and no file outside it is read (none at all without it). */
   workspace?: string;
   /** The model takes image parts (pi-ai's `input` includes "image"). */
   acceptsImages: boolean;
@@ -148,15 +148,12 @@ function languageOf(name: string): string {
   return path.extname(name).slice(1).toLowerCase().replace(/[^a-z0-9+-]/g, "");
 }
 
-/** The saved file when it exists inside the workspace (or anywhere, for an absolute path without a workspace). */
+/** The saved file when it exists inside the workspace; without a workspace no file is read (only named). */
 async function fileOf(attachment: InboundAttachment, workspace: string | undefined): Promise<string | undefined> {
   const saved = attachment.localPath;
-  if (saved === undefined) return undefined;
-  if (!path.isAbsolute(saved) && workspace === undefined) return undefined;
-  const file = workspace === undefined ? saved : path.resolve(workspace, saved);
+  if (saved === undefined || workspace === undefined) return undefined;
   try {
-    const real = await realpath(file);
-    if (workspace === undefined) return real;
+    const real = await realpath(path.resolve(workspace, saved));
     const inside = path.relative(await realpath(workspace), real);
     return inside !== "" && !inside.startsWith("..") && !path.isAbsolute(inside) ? real : undefined;
   } catch {
