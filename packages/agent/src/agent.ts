@@ -9,7 +9,8 @@ import { scrubbedDeltas, scrubMemoryFences, type AgentMemory } from "./memory/ag
 import { asCompressMessages, compressorForRun, type ContextCompressor } from "./context/compressor.js";
 import { withDefaults } from "./defaults.js";
 import { BudgetTracker } from "./loop/budget.js";
-import { invokeSafely, invokeSafelySync, type AgentCallbacks } from "./loop/callbacks.js";
+import type { AgentCallbacks } from "./loop/callbacks.js";
+import { mergeCallbacks } from "./loop/merge-callbacks.js";
 import { DEFAULT_RETRY_POLICY, type ModelState } from "./loop/resilient-call.js";
 import type { HermesAgentResult } from "./loop/result.js";
 import { runAgentLoop } from "./loop/run-loop.js";
@@ -278,28 +279,4 @@ function spillListener(
 
 function stateDirOf(config: HermesAgentConfig): string {
   return config.stateDir ?? path.join(os.tmpdir(), "hermes-agent");
-}
-
-/** Configured observers first, then the run's own; each is isolated so one failing does not silence the other. */
-function mergeCallbacks(a: AgentCallbacks | undefined, b: AgentCallbacks | undefined, logger: Logger): AgentCallbacks {
-  if (!a) return b ?? {};
-  if (!b) return a;
-  const sync = (name: string, fns: Array<(() => void) | undefined>): void => {
-    for (const fn of fns) invokeSafelySync(logger, name, fn);
-  };
-  return {
-    onTextDelta: (delta, info) => sync("onTextDelta", [a.onTextDelta && (() => a.onTextDelta?.(delta, info)), b.onTextDelta && (() => b.onTextDelta?.(delta, info))]),
-    onStatus: (event) => sync("onStatus", [a.onStatus && (() => a.onStatus?.(event)), b.onStatus && (() => b.onStatus?.(event))]),
-    onToolStart: async (event) =>
-      (await invokeSafely(logger, "onToolStart", a.onToolStart && (() => a.onToolStart?.(event)))) ??
-      (await invokeSafely(logger, "onToolStart", b.onToolStart && (() => b.onToolStart?.(event)))),
-    onToolEnd: async (event) => {
-      await invokeSafely(logger, "onToolEnd", a.onToolEnd && (() => a.onToolEnd?.(event)));
-      await invokeSafely(logger, "onToolEnd", b.onToolEnd && (() => b.onToolEnd?.(event)));
-    },
-    onStep: async (event) => {
-      await invokeSafely(logger, "onStep", a.onStep && (() => a.onStep?.(event)));
-      await invokeSafely(logger, "onStep", b.onStep && (() => b.onStep?.(event)));
-    },
-  };
 }
