@@ -166,7 +166,7 @@ describe("userInputFor", () => {
     );
     const lines = String(input.content).split("\n");
     expect(lines).toContain(`[Attachment: document, report.txt — saved at ${binary}; its content is not included here]`);
-    expect(lines).toContain(`[Attachment: document, report.pdf, application/pdf, 8 bytes — saved at ${pdf}; its content is not included here]`);
+    expect(lines).toContain(`[Attachment: document, report.pdf, application/pdf, 8 bytes — saved at ${pdf}; its text is not included: it could not be read as a PDF]`);
     expect(lines).toContain(`[Attachment: document, later.txt — saved at ${later}; not included: this message's documents already fill the space for inlined text]`);
     expect(lines).toContain("[Attachment: audio, voice.ogg, 2.9 KB]");
   });

@@ -1,8 +1,11 @@
 import { open, realpath } from "node:fs/promises";
 import path from "node:path";
+import type { Logger } from "@hermes/agent";
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { InboundAttachment, InboundMessage } from "../core/inbound.js";
+import { fenceFor } from "./fence.js";
 import { imageFormatOf, looksLikeImage, looksLikeText } from "./file-kinds.js";
+import { describePdf, isPdfFile } from "./pdf-content.js";
 
 /**
  * Anthropic refuses an image whose base64 passes 5 MB, the smallest limit of the providers; base64 is 4/3 of the bytes,
@@ -36,6 +39,8 @@ export interface AttachmentContentOptions {
   maxInlineTextBytes?: number;
   /** The model's context window in tokens: a small one gets less inlined text than the default. */
   contextWindow?: number;
+  /** Told why a PDF's text could not be extracted. */
+  logger?: Logger;
 }
 
 export interface UserInput {
@@ -49,7 +54,7 @@ type Budgets = { textBudget: number; imageBudget: number };
 
 /**
  * What the model receives for a message: its text, then one line per attachment. Images go as image parts after the
- * text when the model can see them; text documents are inlined in fences up to a budget; everything else is named
+ * text when the model can see them; text documents and PDFs' text are inlined in fences up to a budget; everything else is named
  * with its workspace path, so a file tool can open it and nothing is dropped without a word.
  */
 export async function userInputFor(message: InboundMessage, options: AttachmentContentOptions): Promise<UserInput> {
@@ -83,6 +88,10 @@ async function describe(attachment: InboundAttachment, options: AttachmentConten
   const file = await fileOf(attachment, options.workspace);
   if (file === undefined) return { line: attachment.localPath ? `[Attachment: ${what} — saved at ${attachment.localPath}]` : `[Attachment: ${what}]` };
   const where = `saved at ${attachment.localPath}`;
+  // The bytes decide, before the name: a PDF may arrive as octet-stream, or named like something else.
+  if (await isPdfFile(file)) {
+    return describePdf({ file, name: attachment.name ?? path.basename(file), what, where, budget: options.textBudget, logger: options.logger });
+  }
   if (looksLikeImage(attachment)) return describeImage(attachment, file, what, where, options);
   if (looksLikeText(attachment)) {
     const inlined = await inlineText(attachment, file, what, where, options.textBudget);
@@ -136,12 +145,6 @@ function utf8TextOf(bytes: Uint8Array): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** A fence longer than any run of backticks inside, so a document cannot close it and speak as the user. */
-function fenceFor(text: string): string {
-  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((run) => run[0].length));
-  return "`".repeat(Math.max(3, longest + 1));
 }
 
 function languageOf(name: string): string {

@@ -152,6 +152,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
       acceptsImages: agent.acceptsImages,
       contextWindow: agent.contextWindow,
       shared: isSharedSession(message, options.sessionScope),
+      logger,
     });
     const result = await agent.run(input.content, {
       history,
