@@ -6,6 +6,7 @@ import { createTelegramAdapter } from "@hermes/telegram";
 import { startFakeTelegram, type FakeTelegram, type UserMessageOptions } from "./fakes/telegram/index.js";
 import type { RecordedRequest } from "./fakes/llm-server.js";
 import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
+import { minimalPdf } from "../packages/gateway/src/attachments/pdf-fixture.js";
 
 const TOKEN = "123456:TEST-token";
 const DM_KEY = "agent:main:telegram:dm:7";
@@ -97,6 +98,18 @@ describe("Telegram photos and files reach the model (grammY against the fake Bot
     const text = textOf(userContents(h.llm.requests[0]).at(-1));
     expect(text).toMatch(/^summarise\n\[Document: document, plan\.md, text\/markdown, 32 bytes — saved at .*plan\.md\]\n```md\n# Plan\n1\. boil water\n2\. add tea\n\n```$/);
     expect(fake.sentTo(7).map((s) => s.visible)).toEqual(["Two steps."]);
+  });
+
+  it("inlines a PDF's text, page by page, and names a scanned one with the reason", async () => {
+    const { fake, h } = await start();
+    h.llm.enqueue({ kind: "text", text: "It says hello." }, { kind: "text", text: "I cannot read a scan." });
+    await say(fake, h, { caption: "what does it say?", document: { content: minimalPdf(["Hello PDF", "Goodbye PDF"]), name: "letter.pdf", mimeType: "application/pdf" } });
+    const text = textOf(userContents(h.llm.requests[0]).at(-1));
+    expect(text).toMatch(/^what does it say\?\n\[Document: document, letter\.pdf, application\/pdf, \d+ bytes — saved at .*letter\.pdf; its text, extracted\]\n```text\n--- page 1 ---\nHello PDF\n--- page 2 ---\nGoodbye PDF\n```$/);
+
+    await say(fake, h, { caption: "and this?", document: { content: minimalPdf([null]), name: "scan.pdf", mimeType: "application/pdf" } });
+    expect(textOf(userContents(h.llm.requests[1]).at(-1))).toMatch(/; its text is not included: it has no text layer \(a scan, or only images\)\]$/);
+    expect(fake.sentTo(7).map((s) => s.visible)).toEqual(["It says hello.", "I cannot read a scan."]);
   });
 
   it("inlines only what a model with a small context window has room for, and says where the rest is", async () => {
