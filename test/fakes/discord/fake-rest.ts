@@ -3,6 +3,7 @@ import type { FakeWorld } from "./fake-world.js";
 import { createBotMessage } from "./create-message.js";
 import { channelPayload, memberPayload, userPayload, type Json } from "./payloads.js";
 import type { Pings } from "./pings.js";
+import { handleInteractionRoute, type InteractionRecords } from "./fake-interactions.js";
 
 export interface SentMessage {
   id: string;
@@ -44,6 +45,7 @@ export interface RestDeps {
   token: string;
   wsUrl: () => string;
   records: RestRecords;
+  interactions: InteractionRecords;
   onChange: () => void;
 }
 
@@ -64,7 +66,14 @@ export function handleRest(req: IncomingMessage, res: ServerResponse, rawBody: s
     deps.records.discoveries += 1;
     deps.onChange();
   }
-  if (req.headers.authorization !== `Bot ${deps.token}`) return json(res, 401, { message: "401: Unauthorized", code: 0 });
+  const authorized = req.headers.authorization === `Bot ${deps.token}`;
+  const answer = (status: number, body: unknown): void => {
+    deps.onChange();
+    if (status === 204) res.writeHead(204).end();
+    else json(res, status, body);
+  };
+  if (handleInteractionRoute(method, route, rawBody, authorized, deps.world, deps.interactions, answer)) return;
+  if (!authorized) return json(res, 401, { message: "401: Unauthorized", code: 0 });
 
   const { world } = deps;
   let match: RegExpExecArray | null;

@@ -2,11 +2,13 @@ import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { WebSocketServer } from "ws";
 import { FakeGateway, type DropOptions, type GatewayStats } from "./fake-gateway.js";
+import { newInteractionRecords, slashCommandPayload, type FakeInteraction, type InteractionRoute } from "./fake-interactions.js";
 import { handleRest, type RestRecords, type SendFailure, type SentMessage } from "./fake-rest.js";
 import { FakeWorld, type FakeFile, type FakeGuild, type PostOptions } from "./fake-world.js";
 import { userPayload, type FakeUser, type Json } from "./payloads.js";
 import { snowflakeGenerator } from "./snowflake.js";
 
+export type { FakeInteraction, InteractionRoute } from "./fake-interactions.js";
 export type { DropOptions, FakeFile, FakeGuild, FakeUser, GatewayStats, PostOptions, SendFailure, SentMessage };
 export type { Pings } from "./pings.js";
 
@@ -81,6 +83,14 @@ export interface DiscordFake {
   releaseHello(): void;
   /** The next message sends fail this way, in order (`lateAnswer` creates the message but answers late). */
   failNextSend(...failures: SendFailure[]): void;
+  /** Every application command list the bot registered (`PUT /applications/{id}/commands`). */
+  readonly commandSets: Json[][];
+  /** Slash commands typed so far, with the bot's callbacks and replies to each. */
+  readonly interactions: FakeInteraction[];
+  /** `user` types `/<name> [args]` in `channelId` (default: their DM with the bot): an INTERACTION_CREATE. */
+  runSlashCommand(user: FakeUser, name: string, options?: { channelId?: string; args?: string }): FakeInteraction;
+  /** The next call to this interaction route fails with `status`. */
+  failNextInteractionCall(route: InteractionRoute, status: number): void;
   close(): Promise<void>;
 }
 
@@ -92,9 +102,11 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
   };
   let baseUrl = "";
   const records: RestRecords = { sent: [], typing: [], unknownRoutes: [], sendFailures: [], nonceReplays: [], nonces: new Map(), discoveryFailure: undefined, discoveries: 0 };
+  const interactions = newInteractionRecords();
   let gateway: FakeGateway | undefined;
+  const nextId = snowflakeGenerator();
   const world = new FakeWorld(
-    { nextId: snowflakeGenerator(), now: Date.now, baseUrl: () => baseUrl, dispatch: (event, data) => gateway?.dispatch(event, data) },
+    { nextId, now: Date.now, baseUrl: () => baseUrl, dispatch: (event, data) => gateway?.dispatch(event, data) },
     options.botName ?? "hermes",
   );
   const wsUrl = (): string => baseUrl.replace(/^http/, "ws");
@@ -114,7 +126,7 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => handleRest(req, res, Buffer.concat(chunks).toString("utf8"), { world, token, wsUrl, records, onChange: changed }));
+    req.on("end", () => handleRest(req, res, Buffer.concat(chunks).toString("utf8"), { world, token, wsUrl, records, interactions, onChange: changed }));
   });
   server.on("connection", (socket) => {
     sockets.add(socket);
@@ -209,6 +221,19 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
     holdHello: () => liveGateway.holdHello(),
     releaseHello: () => liveGateway.releaseHello(),
     failNextSend: (...failures) => void records.sendFailures.push(...failures),
+    commandSets: interactions.commandSets,
+    interactions: interactions.interactions,
+    runSlashCommand: (user, name, slashOptions = {}) => {
+      const channelId = slashOptions.channelId ?? world.dmChannelFor(user).id;
+      const ids = { interactionId: nextId(), commandId: nextId() };
+      const payload = slashCommandPayload(world, ids, user, channelId, name, slashOptions.args);
+      const interaction: FakeInteraction = { id: ids.interactionId, token: payload.token as string, channelId, name, callbacks: [], replies: [] };
+      interactions.interactions.push(interaction);
+      liveGateway.dispatch("INTERACTION_CREATE", payload);
+      changed();
+      return interaction;
+    },
+    failNextInteractionCall: (route, status) => void interactions.failures.push({ route, status }),
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         liveGateway.close();
