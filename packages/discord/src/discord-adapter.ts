@@ -17,6 +17,7 @@ import { downloadAttachments } from "./download-attachments.js";
 import { GatewayConnection } from "./gateway-connection.js";
 import { DISCORD_PLATFORM, normalizeMessage } from "./normalize.js";
 import { outboundMessageBody } from "./outbound-body.js";
+import { PendingInteractions } from "./pending-interactions.js";
 import { guardPacketHandling } from "./packet-guard.js";
 import { receiveWithRetry } from "./receive-with-retry.js";
 import { DEFAULT_RECONNECT_BACKOFF, type ReconnectBackoff } from "./reconnect-backoff.js";
@@ -25,6 +26,8 @@ import { idempotentNonce, ReplyNonces } from "./reply-nonce.js";
 import { restBaseFrom } from "./rest-base.js";
 import { sendFailure } from "./send-failure.js";
 import { SerialLanes } from "./serial-lanes.js";
+import { channelTargetOf, interactionIdOf } from "./slash-commands.js";
+import { acceptSlashCommands, registerSlashCommandsOnReady } from "./slash-intake.js";
 import { viewOfMessage } from "./view-of-message.js";
 
 export interface DiscordAdapterDeps {
@@ -78,6 +81,7 @@ class DiscordAdapter implements PlatformAdapter {
   private readonly lanes = new SerialLanes();
   private readonly sentIds = new RecentIds();
   private readonly nonces = new ReplyNonces();
+  private readonly interactions: PendingInteractions;
   private connection: GatewayConnection | undefined;
   private accepting = false;
   /** Aborted by `stop`, so messages still being retried give up instead of holding shutdown. */
@@ -89,6 +93,7 @@ class DiscordAdapter implements PlatformAdapter {
   ) {
     this.restBase = restBaseFrom(settings.apiUrl);
     this.logger = deps.logger.child({ platform: DISCORD_PLATFORM });
+    this.interactions = new PendingInteractions(deps.now ?? Date.now);
     // No retries of its own: the gateway's delivery retries with backoff; rate limits are still waited out here.
     this.rest = new REST({ api: this.restBase, retries: 0, timeout: deps.restTimeoutMs ?? DEFAULT_REST_TIMEOUT_MS }).setToken(settings.token);
     logRateLimits(this.rest, this.logger);
@@ -122,6 +127,22 @@ class DiscordAdapter implements PlatformAdapter {
   }
 
   async send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
+    const interactionId = interactionIdOf(target);
+    if (interactionId === undefined) return this.sendToChannel(target, message);
+    try {
+      const id = await this.interactions.reply(interactionId, message.text, message.idempotencyKey);
+      if (id !== undefined) {
+        this.sentIds.add(id);
+        return { ok: true, messageId: id };
+      }
+    } catch (error) {
+      this.logger.warn("could not answer a Discord slash command through its interaction; replying in the channel", { interactionId, error });
+    }
+    // Expired (15 minutes), never acknowledged, or taken by another process: the reply is still owed, in the channel.
+    return this.sendToChannel(channelTargetOf(target), message);
+  }
+
+  private async sendToChannel(target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
     const reply = { channelId: channelOf(target), text: message.text, ...(target.replyToMessageId ? { replyToMessageId: target.replyToMessageId } : {}) };
     try {
       const key = message.idempotencyKey;
@@ -140,6 +161,8 @@ class DiscordAdapter implements PlatformAdapter {
   }
 
   async sendTyping(target: OutboundTarget): Promise<void> {
+    // A deferred interaction already shows "thinking…"; its marker is no channel.
+    if (interactionIdOf(target) !== undefined) return;
     await this.rest.post(Routes.channelTyping(channelOf(target)));
   }
 
@@ -148,6 +171,15 @@ class DiscordAdapter implements PlatformAdapter {
     const client = new Client({ rest: { api: this.restBase }, intents: DISCORD_INTENTS, partials: [Partials.Channel] });
     logClientWarnings(client, this.logger);
     guardPacketHandling(client, this.logger);
+    registerSlashCommandsOnReady(client, this.logger);
+    acceptSlashCommands(client, {
+      logger: this.logger,
+      pending: this.interactions,
+      context: () => (this.accepting ? context : undefined),
+      now: this.deps.now ?? Date.now,
+      sleep: this.deps.sleep ?? abortableSleep,
+      signal: () => this.stopping.signal,
+    });
     client.on(Events.MessageCreate, (message) => {
       if (!this.accepting) return;
       this.lanes.run(message.channelId, () => this.handle(message, context, client)).catch((error: unknown) => {
