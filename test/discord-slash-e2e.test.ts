@@ -125,4 +125,16 @@ describe("Discord slash commands (discord.js against the fake Discord)", () => {
     const again = await answered(fake, fake.runSlashCommand(ada, "help"));
     expect(again.replies[0]?.content).toContain("/status");
   });
+
+  it("answers in the channel when the acknowledgement is refused", async () => {
+    const { fake, general, ada, warnings } = await start();
+    fake.failNextInteractionCall("callback", 400);
+    const interaction = fake.runSlashCommand(ada, "status", { channelId: general });
+    const [fallback] = await fake.waitForSent(1);
+    expect(fallback?.channelId).toBe(general);
+    expect(fallback?.content).toContain("No conversation yet");
+    expect(fallback?.replyTo).toBeUndefined();
+    expect(interaction.callbacks).toEqual([]);
+    expect(warnings).toContain("could not acknowledge a Discord slash command; its reply goes to the channel");
+  });
 });
