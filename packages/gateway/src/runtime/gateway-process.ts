@@ -32,8 +32,7 @@ import { resumeOpenRuns, watchRedisReconnects } from "./redis-reconnects.js";
 import { compressSessionNow } from "./compress-now.js";
 import { sharedFilesFor } from "../shared-files/shared-files-wiring.js";
 import { claimTakeover, createPlatformDuty } from "./platform-duty.js";
-import { createTranscriber } from "../media/transcriber.js";
-import { createVoiceMessages, voiceTranscriptionsMetric } from "../media/voice-messages.js";
+import { gatewayVoiceMessages } from "../media/voice-wiring.js";
 
 /** Replies still get this long to go out at shutdown even when runs get no drain (a failed start). */
 const SHUTDOWN_FLUSH_MIN_MS = 2_000;
@@ -157,13 +156,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   });
   const gateway = new Gateway({
     memory,
-    // Here, not on the workers: the gateway has the file the adapter saved, and the saved message then holds the transcript.
-    voice: createVoiceMessages({
-      transcriber: config.speechToText && createTranscriber({ settings: config.speechToText }),
-      workspace: config.paths.workspace,
-      logger,
-      transcriptions: voiceTranscriptionsMetric(options.metrics),
-    }),
+    voice: gatewayVoiceMessages(config, logger, options.metrics),
     markDone,
     onAccepted: (message) => metrics.received.inc(1, { platform: message.platform }),
     onIntakeRefused: (message, reason) => metrics.intakeSkipped.inc(1, { platform: message.platform, reason }),
