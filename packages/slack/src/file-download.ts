@@ -124,9 +124,13 @@ async function downloadOne(file: SlackFile, options: FileDownloadOptions): Promi
       else callback(null, chunk);
     },
   });
+  const out = createWriteStream(localPath, { mode: 0o600 });
   try {
-    await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), cap, createWriteStream(localPath, { mode: 0o600 }));
+    await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), cap, out);
   } catch (error) {
+    // The file is opened asynchronously: a download refused before the open finished would otherwise be created
+    // after the removal, and left behind.
+    if (!out.closed) await new Promise<void>((resolve) => out.once("close", () => resolve()));
     await rm(localPath, { force: true });
     if (error instanceof FileTooLargeError) return { ok: false, reason: `it is larger than the ${megabytes(options.maxBytes)} limit` };
     return failed(error);

@@ -1,4 +1,4 @@
-import { createWriteStream } from "node:fs";
+import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { Readable, Transform, type TransformCallback } from "node:stream";
@@ -47,6 +47,7 @@ export async function downloadTelegramFile(fileId: string, destination: string, 
 
   const partial = `${destination}.part`;
   const url = options.fileUrl(info.file_path);
+  let out: WriteStream | undefined;
   try {
     const response = await options.fetch(url, { signal: AbortSignal.any([options.signal, AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS)]) });
     if (!response.ok || !response.body) {
@@ -60,10 +61,14 @@ export async function downloadTelegramFile(fileId: string, destination: string, 
     }
     await mkdir(path.dirname(destination), { recursive: true });
     const counter = byteLimit(options.maxBytes);
-    await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), counter.stream, createWriteStream(partial));
+    out = createWriteStream(partial);
+    await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), counter.stream, out);
     await rename(partial, destination);
     return { ok: true, sizeBytes: counter.bytes() };
   } catch (error) {
+    // The file is opened asynchronously: one refused before the open finished would be created after the removal.
+    const stream = out;
+    if (stream !== undefined && !stream.closed) await new Promise<void>((resolve) => stream.once("close", () => resolve()));
     await rm(partial, { force: true });
     if (error instanceof TooLarge) return { ok: false, reason: "too-large" };
     if (options.signal.aborted) throw error;
