@@ -79,3 +79,4 @@ export { sharedFilesFor, SHARED_FILES_POLL_MS, type SharedFiles } from "./shared
 export { SharedFilesSync, HOOK_STATE_PATH, MIRRORED_PREFIXES, SKILLS_FOLDER, type PullOutcome, type SharedFilesSyncOptions } from "./shared-files/shared-files-sync.js";
 export { checkHomeFilesShareable, shareHomeFiles, type ShareHomeFilesResult } from "./shared-files/share-home-files.js";
 export * from "./setup/index.js";
+export { inlinePlainText, tableText } from "./outbound/markdown-plain.js";

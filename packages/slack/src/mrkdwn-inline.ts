@@ -1,6 +1,6 @@
 import type { MarkedToken, Token } from "marked";
 import { escapeSlackText, plainSlackText } from "./mrkdwn-escape.js";
-import { inlinePlainText } from "./markdown-plain.js";
+import { inlinePlainText } from "@hermes/gateway";
 
 // Only web and mail links become Slack links; anything else (javascript:, data:, relative paths) stays visible text.
 const LINK_SCHEMES = /^(?:https?:\/\/|mailto:)/i;

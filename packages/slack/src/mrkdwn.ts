@@ -5,7 +5,7 @@
  * `@channel`/`@here`/`@everyone` get a zero-width space so they can never become broadcasts.
  */
 import { Lexer, type MarkedToken, type Token, type Tokens } from "marked";
-import { tableText } from "./markdown-plain.js";
+import { tableText } from "@hermes/gateway";
 import { neutralizeBroadcasts, plainSlackText } from "./mrkdwn-escape.js";
 import { inlineMrkdwn } from "./mrkdwn-inline.js";
 

@@ -1,6 +1,6 @@
 import { Lexer, type MarkedToken, type Token, type Tokens } from "marked";
 import { escapeHtml } from "./html-escape.js";
-import { tableText } from "./markdown-plain.js";
+import { tableText } from "@hermes/gateway";
 import { inlineHtml } from "./telegram-inline.js";
 import { TELEGRAM_TEXT_LIMIT } from "./text-limit.js";
 

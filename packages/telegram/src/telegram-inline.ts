@@ -1,6 +1,6 @@
 import type { MarkedToken, Token } from "marked";
 import { escapeAttribute, escapeHtml } from "./html-escape.js";
-import { inlinePlainText } from "./markdown-plain.js";
+import { inlinePlainText } from "@hermes/gateway";
 
 // Telegram refuses links with schemes it does not open; anything else stays visible as text.
 const LINK_SCHEMES = /^(https?:\/\/|tg:\/\/|mailto:)/i;

@@ -1,5 +1,7 @@
 import type { Token, Tokens } from "marked";
 
+// Plain text of marked's tokens, shared by the Telegram and Slack renderers (both render from marked's lexer).
+
 interface PlainTextOptions {
   /** A link's URL follows its words, where the text cannot carry a link (a table laid out as monospace). */
   withUrls?: boolean;
