@@ -65,34 +65,34 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
     deleteInBatches(
       signal,
       () =>
-          db
-            .deleteFrom("inbound")
-            .where("id", "in", (eb) =>
-              eb
-                .selectFrom("inbound")
-                .select("id")
-                .where("status", "in", FINISHED_INBOUND)
-                .where("updated_at", "<", cutoff)
-                .orderBy("id")
-                .limit(BATCH),
-            ),
+        db
+          .deleteFrom("inbound")
+          .where("id", "in", (eb) =>
+            eb
+              .selectFrom("inbound")
+              .select("id")
+              .where("status", "in", FINISHED_INBOUND)
+              .where("updated_at", "<", cutoff)
+              .orderBy("id")
+              .limit(BATCH),
+          ),
     );
 
   const pruneDeliveries = (cutoff: number, signal?: AbortSignal): Promise<number> =>
     deleteInBatches(
       signal,
       () =>
-          db
-            .deleteFrom("deliveries")
-            .where("id", "in", (eb) =>
-              eb
-                .selectFrom("deliveries")
-                .select("id")
-                .where("status", "in", FINISHED_DELIVERIES)
-                .where("updated_at", "<", cutoff)
-                .orderBy("id")
-                .limit(BATCH),
-            ),
+        db
+          .deleteFrom("deliveries")
+          .where("id", "in", (eb) =>
+            eb
+              .selectFrom("deliveries")
+              .select("id")
+              .where("status", "in", FINISHED_DELIVERIES)
+              .where("updated_at", "<", cutoff)
+              .orderBy("id")
+              .limit(BATCH),
+          ),
     );
 
   // Approved requests are deleted at approval; what is left finishes by expiring. Approved users are never touched.
@@ -100,20 +100,20 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
     deleteInBatches(
       signal,
       () =>
-          db
-            .deleteFrom("pairing_requests")
-            .where("id", "in", (eb) =>
-              eb.selectFrom("pairing_requests").select("id").where("expires_at", "<", cutoff).orderBy("id").limit(BATCH),
-            ),
+        db
+          .deleteFrom("pairing_requests")
+          .where("id", "in", (eb) =>
+            eb.selectFrom("pairing_requests").select("id").where("expires_at", "<", cutoff).orderBy("id").limit(BATCH),
+          ),
     );
 
   const prunePairingFailures = (cutoff: number, signal?: AbortSignal): Promise<number> =>
     deleteInBatches(
       signal,
       () =>
-          db
-            .deleteFrom("pairing_failures")
-            .where("id", "in", (eb) => eb.selectFrom("pairing_failures").select("id").where("at", "<", cutoff).orderBy("id").limit(BATCH)),
+        db
+          .deleteFrom("pairing_failures")
+          .where("id", "in", (eb) => eb.selectFrom("pairing_failures").select("id").where("at", "<", cutoff).orderBy("id").limit(BATCH)),
     );
 
   /** Messages go first and explicitly, so the full-text index's delete trigger sees every one of them. */
