@@ -11,7 +11,7 @@ import { createSqliteRunner } from "./sqlite-runner.js";
 import { createStore, type Store } from "./store.js";
 import { createWritableCheck, type WritableCheck } from "./writable-check.js";
 import { retryWhileBusy, type BusyRetryPolicy } from "./busy-retry.js";
-import { DEFAULT_BUSY_TIMEOUT_MS, describe, RETRY_FIRST_DELAY_MS, RETRY_MAX_DELAY_MS } from "./open-defaults.js";
+import { busyRetryPolicy, describe, maxWaitOf } from "./open-defaults.js";
 
 export interface OpenStoreOptions {
   /** Path of the SQLite file; its folder is created. `:memory:` gives a private in-memory database. */
@@ -104,7 +104,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
 
 async function openSerialized(options: OpenStoreOptions): Promise<OpenStoreResult> {
   const logger = options.logger ?? quietLogger;
-  const maxWaitMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
+  const maxWaitMs = maxWaitOf(options);
   let sqlite: BetterSqlite3.Database;
   try {
     if (options.file !== ":memory:") await mkdir(path.dirname(options.file), { recursive: true });
@@ -156,14 +156,7 @@ async function openSerialized(options: OpenStoreOptions): Promise<OpenStoreResul
     return { ok: false, error: { kind: "open_failed", message: describe(error) } };
   }
   const now = options.now ?? Date.now;
-  const busyRetry: BusyRetryPolicy = {
-    maxWaitMs,
-    firstDelayMs: RETRY_FIRST_DELAY_MS,
-    maxDelayMs: RETRY_MAX_DELAY_MS,
-    random: options.random ?? Math.random,
-    // The retry deadline is real time, whatever clock stamps the rows.
-    now: Date.now,
-  };
+  const busyRetry = busyRetryPolicy(maxWaitMs, options.random);
   const checkWritable = writableCheckWithoutBlocking(sqlite, { ...busyRetry, maxWaitMs: Math.min(WRITABLE_PROBE_WAIT_MS, maxWaitMs) });
 
   let closed = false;

@@ -2,10 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "@hermes/agent";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
-import type { BusyRetryPolicy } from "../busy-retry.js";
 import { connectPostgres } from "../copy/postgres-connection.js";
 import type { Database } from "../database.js";
-import { DEFAULT_BUSY_TIMEOUT_MS, describe, RETRY_FIRST_DELAY_MS, RETRY_MAX_DELAY_MS } from "../open-defaults.js";
+import { busyRetryPolicy, describe, maxWaitOf } from "../open-defaults.js";
 import type { OpenStoreOptions, OpenStoreResult } from "../open-store.js";
 import { createStore } from "../store.js";
 import type { WritableCheck } from "../writable-check.js";
@@ -65,14 +64,7 @@ export async function openPostgresStore(options: OpenStoreOptions & { databaseUr
   }
   if (migration.applied.length > 0) logger.info("state database migrated", { database: where, applied: migration.applied });
 
-  const maxWaitMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
-  const busyRetry: BusyRetryPolicy = {
-    maxWaitMs,
-    firstDelayMs: RETRY_FIRST_DELAY_MS,
-    maxDelayMs: RETRY_MAX_DELAY_MS,
-    random: options.random ?? Math.random,
-    now: Date.now,
-  };
+  const busyRetry = busyRetryPolicy(maxWaitOf(options), options.random);
   let closed = false;
   const store = createStore(
     { db, exec: createPostgresRunner(pool), now: options.now ?? Date.now, newId: options.newId ?? randomUUID, logger },
