@@ -235,7 +235,10 @@ describe("search_files with a pattern that backtracks for minutes", () => {
     workers.onFirstProgress(() => {
       ticker = setInterval(() => {
         ticksWhileMatching += 1;
-        if (ticksWhileMatching === 3) controller.abort(new Error("timed out"));
+        if (ticksWhileMatching < 3) return;
+        // Stopped here: terminating the worker takes a moment, and a busy machine would tick again meanwhile.
+        clearInterval(ticker);
+        controller.abort(new Error("timed out"));
       }, 10);
     });
     try {
