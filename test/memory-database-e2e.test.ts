@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RecordedRequest } from "./fakes/llm-server.js";
 import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
 import { runCli } from "./support/run-cli.js";
+import { waitUntil } from "./support/wait-until.js";
 import { createTestDatabase, type TestDatabase } from "./support/test-database.js";
 
 // Two machines: each gateway has a HERMES_HOME of its own, and they share only the PostgreSQL database.
@@ -74,8 +75,11 @@ describe("memory in the database (HERMES_DATABASE_URL)", () => {
     expect({ code: shown.code, stderr: shown.stderr }).toEqual({ code: 0, stderr: "" });
     expect(shown.stdout).toContain("§ Ada's secret project is Nightingale");
 
+    const repliesBefore = second.adapter.texts("100").length;
     await second.adapter.userSays("/forget confirm");
     await second.gateway.waitIdle(ADA_DM);
+    // A command's reply goes out through the outbox, which waitIdle (runs of the session) does not wait for.
+    await waitUntil(() => second.adapter.texts("100").length > repliesBefore, "the /forget reply");
     expect(second.adapter.texts("100").at(-1)).toContain("erased");
     const afterForget = await runCli(["memory", "show", "telegram:7"], { env: cliEnv() });
     expect(afterForget.stdout).toBe("Nothing saved for telegram:7.\n");
