@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -94,6 +94,29 @@ describe("npm run chat (piped)", () => {
     const next = await runCli(["chat"], { env: env(), stdin: "something else\n" });
     expect(next.stdout).toBe("fresh answer\n");
     expect(server.requests).toHaveLength(2);
+  });
+  it("stops cleanly on a signal that arrives while start-up is still finishing", async () => {
+    // A slow gateway:startup hook: the console takes the first message before start-up returns.
+    const hook = path.join(home, "state", "hooks", "slow-start");
+    await mkdir(hook, { recursive: true });
+    await writeFile(path.join(hook, "HOOK.yaml"), "name: slow-start\ndescription: Takes its time at start-up\nevents:\n  - gateway:startup\n");
+    await writeFile(path.join(hook, "handler.mjs"), "export default () => new Promise((resolve) => setTimeout(resolve, 1500));\n");
+    server.enqueue({ kind: "hang" });
+    const run = await runCli(["chat"], {
+      env: env(),
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          if (server.requests.length > 0) {
+            clearInterval(poll);
+            child.kill("SIGTERM");
+          }
+        }, 20);
+      },
+      stdin: "hello\n",
+    });
+    expect(run.signal).toBeNull();
+    expect(run.code).toBe(130);
+    expect(run.stdout).toBe("Stopped.\n");
   });
 });
 

@@ -1,4 +1,4 @@
-import { bootstrap, connectGatewayLease, leaseElection, offerSetup, onShutdownSignal, reportIssue, startGatewayProcess, takeHomeLock, type Bootstrapped } from "@hermes/gateway";
+import { bootstrap, connectGatewayLease, leaseElection, offerSetup, reportIssue, shutdownRequested, startGatewayProcess, takeHomeLock, type Bootstrapped } from "@hermes/gateway";
 import { configuredAdapters, NO_PLATFORM_HINT } from "./platforms.js";
 
 /** `npm start`: the gateway process — platform adapters, routing, delivery, HTTP; in embedded mode also the agent runs. */
@@ -34,6 +34,8 @@ async function serve({ config, logger, metrics }: Bootstrapped): Promise<number>
   // Stopped adapters cannot start again, so a gateway that stepped down and is elected again makes new ones.
   const election = lease && { election: leaseElection(lease, { logger }), remakeAdapters: () => configuredAdapters(config, { logger, metrics }) };
 
+  // Listening before the start: the adapters take messages while start-up finishes.
+  const shutdown = shutdownRequested();
   const started = await startGatewayProcess({ config, logger, adapters, http: true, metrics, election });
   if (!started.ok) {
     await lease?.close();
@@ -44,12 +46,7 @@ async function serve({ config, logger, metrics }: Bootstrapped): Promise<number>
   const role = election?.election.role() ?? "active";
   logger.info("gateway started", { mode: gateway.mode, role, http: address ? `http://${address.host}:${address.port}` : undefined, platforms: adapters.map((a) => a.platform) });
 
-  await new Promise<void>((resolve) => {
-    onShutdownSignal((signal) => {
-      logger.info("shutting down", { signal });
-      resolve();
-    });
-  });
+  logger.info("shutting down", { signal: await shutdown });
   await gateway.stop();
   logger.info("gateway stopped");
   return 0;

@@ -13,10 +13,10 @@ import {
   createBudgetRefusalsMetric,
   createWorkerHealth,
   createRunProcessor,
-  onShutdownSignal,
   sharedFilesFor,
   registerHealthRoutes,
   reportIssue,
+  shutdownRequested,
   type HookPort,
 } from "@hermes/gateway";
 import { Redis } from "ioredis";
@@ -53,6 +53,8 @@ async function main(): Promise<number> {
   const lockConnection = new Redis(config.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false });
   // Without a listener ioredis reports connection errors as unhandled; they are logged and retried instead.
   lockConnection.on("error", (error: Error) => logger.warn("redis connection error (session locks)", { error: error.message }));
+  // Listening before the host takes jobs, so a signal during the rest of start-up hands them back cleanly.
+  const shutdown = shutdownRequested();
   const host = new BullMqWorkerHost({
     redisUrl: config.redisUrl,
     concurrency: config.workers,
@@ -105,12 +107,7 @@ async function main(): Promise<number> {
   }
   logger.info("worker started", { concurrency: config.workers });
 
-  await new Promise<void>((resolve) => {
-    onShutdownSignal((signal) => {
-      logger.info("worker shutting down", { signal });
-      resolve();
-    });
-  });
+  logger.info("worker shutting down", { signal: await shutdown });
   await release(10_000);
   logger.info("worker stopped");
   await tracing.shutdown();

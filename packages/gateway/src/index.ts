@@ -44,7 +44,7 @@ export {
   PAIRING_REQUEST_INTERVAL_MS,
 } from "./auth/pairing-rules.js";
 export * from "./hooks/index.js";
-export { bootstrap, onShutdownSignal, reportIssue, type Bootstrapped } from "./runtime/bootstrap.js";
+export { bootstrap, onShutdownSignal, reportIssue, shutdownRequested, type Bootstrapped } from "./runtime/bootstrap.js";
 export { openConfiguredStore, storeLabelOf, storeSettingOf } from "./runtime/open-configured-store.js";
 export { startGatewayProcess, type GatewayProcess, type GatewayProcessOptions } from "./runtime/gateway-process.js";
 export { takeHomeLock, type HomeLock, type HomeLockHolder, type HomeLockResult } from "./runtime/home-lock.js";

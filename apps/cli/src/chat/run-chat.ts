@@ -40,13 +40,10 @@ export async function runChat(io: ChatIo): Promise<number> {
   });
   if (interactive) io.output.write(`Hermes — ${config.model?.model ?? "model set on the workers"} — /help lists commands, /exit quits\n`);
 
-  const started = await startGatewayProcess({ config, logger, adapters: [adapter], http: false, metrics });
-  if (!started.ok) return reportIssue(io.errors, started.issue);
-  running = started.process;
-
+  // The handler is installed before the gateway starts: its adapters take the first message while start-up finishes
+  // (the startup hooks), so a Ctrl+C that soon must already be a stop, not the default kill.
   let signalled = false;
-  const release = onShutdownSignal(() => {
-    signalled = true;
+  const stopChat = (): void => {
     (async () => {
       if ((await running?.store.inbound.unanswered(consoleKey)) ?? 0) {
         // The person pressed Ctrl+C: a stop, not a crash, so the message is not answered again on the next start.
@@ -58,7 +55,19 @@ export async function runChat(io: ChatIo): Promise<number> {
       io.errors.write(`error while stopping: ${error instanceof Error ? error.message : String(error)}\n`);
       void adapter.stop();
     });
+  };
+  const release = onShutdownSignal(() => {
+    signalled = true;
+    if (running) stopChat();
   });
+
+  const started = await startGatewayProcess({ config, logger, adapters: [adapter], http: false, metrics });
+  if (!started.ok) {
+    release();
+    return reportIssue(io.errors, started.issue);
+  }
+  running = started.process;
+  if (signalled) stopChat();
   await adapter.finished;
   release();
   // Interrupted: don't wait for answers in progress (they are re-run on the next start).

@@ -74,3 +74,13 @@ export function onShutdownSignal(stop: (signal: NodeJS.Signals) => void): () => 
     process.off("SIGTERM", handler);
   };
 }
+
+/**
+ * Listens for SIGINT/SIGTERM from now on and resolves with the first. Called before a process starts its adapters or
+ * takes jobs, so a signal that arrives while start-up finishes still leads to a clean stop instead of the default kill.
+ */
+export function shutdownRequested(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    onShutdownSignal(resolve);
+  });
+}
