@@ -64,7 +64,7 @@ export { sessionKeyFor, isSharedSession, DEFAULT_SESSION_SCOPE, type SessionScop
 export { parseCommand, type ParsedCommand } from "./core/command.js";
 export { COMMANDS, helpText } from "./commands/registry.js";
 export type { InboundMessage, InboundAttachment, ChatType } from "./core/inbound.js";
-export type { PlatformAdapter, AdapterContext, AdapterState, AdapterStatus, OutboundTarget, OutboundMessage, SendResult, HttpHandler, HttpRequestInfo, PacingRules, RateLimit } from "./core/adapter.js";
+export type { PlatformAdapter, AdapterContext, AdapterState, AdapterStatus, OutboundTarget, OutboundMessage, OutboundButton, SendResult, HttpHandler, HttpRequestInfo, PacingRules, RateLimit } from "./core/adapter.js";
 export { chunkMarkdown } from "./outbound/chunk-markdown.js";
 export { DeliveryService, type DeliveryServiceOptions } from "./outbound/delivery-service.js";
 export { TypingTracker } from "./outbound/typing-tracker.js";

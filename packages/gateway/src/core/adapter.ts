@@ -7,6 +7,18 @@ export interface OutboundTarget {
   replyToMessageId?: string;
 }
 
+/**
+ * A button under a bot message (all of a message's buttons form one row). Pressing it comes back to the gateway as a
+ * message from the person who pressed it: its text is `value`, and `InboundMessage.action` names the bot message the
+ * button was on. The adapter acknowledges the press to its platform itself (so no spinner stays on the button).
+ */
+export interface OutboundButton {
+  label: string;
+  /** At most 64 bytes (Telegram's callback_data limit), e.g. "/approve k3j4h5m6 always". */
+  value: string;
+  style?: "primary" | "danger";
+}
+
 export interface OutboundMessage {
   text: string;
   /** "markdown": the adapter may convert it to its platform's markup; "plain": send the text as it is. */
@@ -16,6 +28,11 @@ export interface OutboundMessage {
    * platform deduplicates by a client key use it (Discord's nonce), so a resent part never shows twice.
    */
   idempotencyKey?: string;
+  /**
+   * Buttons under the message. On `send`, only adapters that can show buttons get them (the text says what to type
+   * instead); on `edit`, the edited message shows exactly these buttons, none when absent.
+   */
+  buttons?: OutboundButton[];
 }
 
 /** Result of a send. A connection error may be retried; a rejection (bad markup, forbidden) may not. */
@@ -108,7 +125,10 @@ export interface PlatformAdapter {
   /** Stops taking new messages; in-flight sends may finish. */
   stop(): Promise<void>;
   send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult>;
-  /** Edits a message the bot sent earlier (for streaming updates), when the platform allows it. */
+  /**
+   * Edits a message the bot sent earlier (streamed replies, a decided approval), when the platform allows it.
+   * `messageId` is the id `send` returned; an edit to the text the message already has is a success.
+   */
   edit?(target: OutboundTarget, messageId: string, message: OutboundMessage): Promise<SendResult>;
   /** Shows "typing…" (or an equivalent) in the chat; the gateway refreshes it while a run is active. */
   sendTyping?(target: OutboundTarget): Promise<void>;

@@ -36,6 +36,12 @@ export interface InboundMessage {
   timestamp: number;
   /** Platform message id to reply to, when it differs from `messageId` (Telegram's message_id vs update_id). */
   replyToId?: string;
+  /**
+   * Set when the message is a press of a button the bot sent (`OutboundButton`): `text` is the button's value,
+   * `messageId` the press's own unique id, and `action.messageId` the id (as `send` returned it) of the bot's message
+   * the button was on.
+   */
+  action?: { messageId: string };
 }
 
 /** The first identifying field a message lacks (empty or not a string), if any. */
