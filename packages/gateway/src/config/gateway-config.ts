@@ -99,6 +99,13 @@ export interface SpeechToTextSettings {
   readonly apiKey?: string;
 }
 
+/** HERMES_STREAMING and HERMES_APPROVAL*: how a run talks back while it is under way. */
+export interface InteractionSettings {
+  readonly streaming: "off" | "edit";
+  /** Tools whose calls wait for the approval of the person who asked (empty: none), and how long they wait. */
+  readonly approval: { readonly tools: readonly string[]; readonly timeoutMs: number };
+}
+
 export interface HttpListenSettings {
   readonly host: string;
   readonly port: number;
@@ -125,6 +132,7 @@ export interface GatewayConfig {
   readonly maxAttachmentBytes?: number;
   /** HERMES_STT_BASE_URL and friends; absent: voice messages are not transcribed (the user is told). */
   readonly speechToText?: SpeechToTextSettings;
+  readonly interaction: InteractionSettings;
   readonly allowedUsers: AllowedUsers;
   readonly telegram?: TelegramSettings;
   readonly discord?: DiscordSettings;

@@ -72,6 +72,7 @@ describe("loadConfig defaults", () => {
         compressionThreshold: 0.5,
         retention: { days: 30 },
         limits: { ratePerMinute: 20, maxQueued: 10 },
+        interaction: { streaming: "off", approval: { tools: ["terminal"], timeoutMs: 300_000 } },
       },
     });
   });

@@ -10,6 +10,7 @@ import { readRetentionSettings } from "./retention-settings.js";
 import { SettingReader } from "./setting-reader.js";
 import { readConfigSources } from "./sources.js";
 import { parseToolList } from "./tool-list.js";
+import { readInteractionSettings } from "./interaction-settings.js";
 import { readSpeechToTextSettings } from "./voice-settings.js";
 
 export type ConfigResult =
@@ -70,6 +71,7 @@ function readGatewayConfig(
   const workers = reader.integer("HERMES_WORKERS", { min: 1, max: 64 }) ?? DEFAULT_WORKERS;
   const maxAttachmentMb = reader.integer("HERMES_MAX_ATTACHMENT_MB", { min: 1, max: 1024 });
   const speechToText = readSpeechToTextSettings(reader);
+  const interaction = readInteractionSettings(reader, options.knownTools);
   const systemPrompt = reader.text("HERMES_SYSTEM_PROMPT");
   const http = {
     host: reader.text("HERMES_HTTP_HOST") ?? DEFAULT_HTTP_HOST,
@@ -117,6 +119,7 @@ function readGatewayConfig(
     compressionThreshold,
     retention,
     limits,
+    interaction,
     ...(botName !== undefined && { botName }),
     ...(model && { model }),
     ...(fallback && { fallback }),

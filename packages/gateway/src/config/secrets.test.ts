@@ -20,6 +20,7 @@ const BASE: GatewayConfig = {
         compressionThreshold: 0.5,
   retention: { days: 30 },
   limits: {},
+  interaction: { streaming: "off", approval: { tools: [], timeoutMs: 300_000 } },
 };
 
 describe("configSecrets", () => {

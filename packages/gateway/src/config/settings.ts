@@ -1,5 +1,6 @@
 import { LIMIT_SETTINGS } from "./limit-settings.js";
 import { PLATFORM_SETTINGS } from "./platform-settings.js";
+import { INTERACTION_SETTINGS } from "./interaction-settings.js";
 import { VOICE_SETTINGS } from "./voice-settings.js";
 
 /** One operator-facing setting: the README table and `hermes doctor` are rendered from this list. */
@@ -104,6 +105,7 @@ export const SETTINGS = [
     secret: false,
   },
   ...VOICE_SETTINGS,
+  ...INTERACTION_SETTINGS,
   ...LIMIT_SETTINGS,
   {
     name: "HERMES_SYSTEM_PROMPT",
