@@ -1,0 +1,211 @@
+import type { Logger } from "@hermes/agent";
+import type { OutboundTarget, PlatformAdapter, SendResult } from "../core/adapter.js";
+import type { SendPacer } from "../outbound/pacer-types.js";
+import { pacedSend } from "../outbound/send-chunk.js";
+import { canEdit, editingInPlace, type EditingAdapter } from "./edit-in-place.js";
+import { nextStreamAction, type StreamAction } from "./stream-layout.js";
+import type { StreamUpdate } from "./stream-update.js";
+
+/** Where the messages a streamed reply occupies are kept (store.streamParts), for the final delivery after a restart. */
+export interface StreamPartsRecorder {
+  record(inboundId: number, part: number, messageId: string): Promise<void>;
+}
+
+export interface StreamPresenterOptions {
+  adapterFor: (platform: string) => PlatformAdapter | undefined;
+  /** The pacer every send goes through; edits take its tokens too. */
+  pacer: SendPacer;
+  parts: StreamPartsRecorder;
+  logger: Logger;
+  /** Monotonic milliseconds (default performance.now). */
+  now?: () => number;
+  /** Runs `callback` after `ms`; returns a cancel function (default: an unref'd setTimeout). */
+  schedule?: (callback: () => void, ms: number) => () => void;
+  /** At most one edit per message per this many ms (default 1000). */
+  editIntervalMs?: number;
+  /** A stream without updates for this long is forgotten (default 10 minutes). */
+  idleMs?: number;
+  /** Aborted when the gateway stops: pacer waits end and nothing more is sent. */
+  signal?: AbortSignal;
+}
+
+interface Stream {
+  inboundId: number;
+  adapter: EditingAdapter;
+  target: OutboundTarget;
+  replyToMessageId?: string;
+  latest: { text: string; status?: string };
+  messageIds: string[];
+  shown: string[];
+  editedAt: number[];
+  busy?: Promise<void>;
+  cancelTimer?: () => void;
+  /** A send or edit failed: nothing more is shown; the final delivery brings the answer. */
+  broken: boolean;
+  updatedAt: number;
+}
+
+const DEFAULT_IDLE_MS = 10 * 60_000;
+
+const realSchedule = (callback: () => void, ms: number): (() => void) => {
+  const timer = setTimeout(callback, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
+};
+
+/**
+ * Shows replies while they are written: the first text as a message of its own, then edits of it with the newest text
+ * (at most one per message per second, coalesced), continuing in a new message past the platform's limit.
+ */
+export class StreamPresenter {
+  private readonly streams = new Map<number, Stream>();
+  /** Finished inbound ids (and when), so an update arriving late never starts a second stream. */
+  private readonly finished = new Map<number, number>();
+  private readonly now: () => number;
+  private readonly schedule: (callback: () => void, ms: number) => () => void;
+  private readonly editIntervalMs: number;
+  private readonly idleMs: number;
+  private stopped = false;
+
+  constructor(private readonly options: StreamPresenterOptions) {
+    this.now = options.now ?? (() => performance.now());
+    this.schedule = options.schedule ?? realSchedule;
+    this.editIntervalMs = Math.max(0, options.editIntervalMs ?? 1000);
+    this.idleMs = Math.max(1, options.idleMs ?? DEFAULT_IDLE_MS);
+  }
+
+  update(update: StreamUpdate): void {
+    if (this.stopped) return;
+    this.forgetIdle();
+    if (this.finished.has(update.inboundId)) return;
+    let stream = this.streams.get(update.inboundId);
+    if (!stream) {
+      const adapter = this.options.adapterFor(update.platform);
+      // Platforms that cannot edit get the reply in one piece from the delivery service.
+      if (!adapter || !canEdit(adapter)) return;
+      stream = this.open(update, adapter);
+    }
+    stream.latest = update.status === undefined ? { text: update.text } : { text: update.text, status: update.status };
+    stream.updatedAt = this.now();
+    this.advance(stream);
+  }
+
+  /** Ends the stream of `inboundId` (later updates are ignored), waits for its send or edit in flight, and returns its message ids. */
+  async finish(inboundId: number): Promise<string[]> {
+    this.finished.set(inboundId, this.now());
+    const stream = this.streams.get(inboundId);
+    if (!stream) return [];
+    this.streams.delete(inboundId);
+    stream.cancelTimer?.();
+    await stream.busy;
+    return [...stream.messageIds];
+  }
+
+  /** Shows nothing more and waits for the sends and edits in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const streams = [...this.streams.values()];
+    this.streams.clear();
+    for (const stream of streams) stream.cancelTimer?.();
+    await Promise.all(streams.map((stream) => stream.busy));
+  }
+
+  private open(update: StreamUpdate, adapter: EditingAdapter): Stream {
+    const target: OutboundTarget = { chatId: update.chatId };
+    if (update.threadId !== undefined) target.threadId = update.threadId;
+    const stream: Stream = { inboundId: update.inboundId, adapter, target, latest: { text: "" }, messageIds: [], shown: [], editedAt: [], broken: false, updatedAt: this.now() };
+    if (update.replyToMessageId !== undefined) stream.replyToMessageId = update.replyToMessageId;
+    this.streams.set(update.inboundId, stream);
+    return stream;
+  }
+
+  /** Memory stays bounded: streams nobody finished (a run that died) and old finished marks are dropped. */
+  private forgetIdle(): void {
+    const cutoff = this.now() - this.idleMs;
+    for (const [inboundId, at] of this.finished) if (at < cutoff) this.finished.delete(inboundId);
+    for (const [inboundId, stream] of this.streams) {
+      if (stream.updatedAt >= cutoff || stream.busy) continue;
+      stream.cancelTimer?.();
+      this.streams.delete(inboundId);
+      // Its messages stay in store.streamParts for the final delivery; a late update must not open a second stream.
+      this.finished.set(inboundId, this.now());
+    }
+  }
+
+  /** Takes the next step towards the newest state, one send or edit at a time per stream. */
+  private advance(stream: Stream): void {
+    try {
+      this.step(stream);
+    } catch (error) {
+      // A bug (say an adapter with an invalid text limit) ends this stream only; the final delivery still goes out.
+      stream.broken = true;
+      this.options.logger.error("streaming a reply crashed", { inboundId: stream.inboundId, error });
+    }
+  }
+
+  private step(stream: Stream): void {
+    if (stream.busy || stream.cancelTimer || stream.broken || !this.current(stream)) return;
+    const action = nextStreamAction({ ...stream.latest, shown: stream.shown }, stream.adapter.textLimit);
+    if (!action) return;
+    if (action.kind === "edit") {
+      const waitMs = (stream.editedAt[action.part] ?? 0) + this.editIntervalMs - this.now();
+      if (waitMs > 0) {
+        // Coalescing: when the timer fires, the step is worked out again from the newest state.
+        stream.cancelTimer = this.schedule(() => {
+          stream.cancelTimer = undefined;
+          this.advance(stream);
+        }, waitMs);
+        return;
+      }
+    }
+    const busy = this.perform(stream, action).finally(() => {
+      stream.busy = undefined;
+      this.advance(stream);
+    });
+    stream.busy = busy;
+  }
+
+  private current(stream: Stream): boolean {
+    return !this.stopped && this.streams.get(stream.inboundId) === stream && !this.options.signal?.aborted;
+  }
+
+  private async perform(stream: Stream, action: NonNullable<StreamAction>): Promise<void> {
+    const pacing = { pacer: this.options.pacer, ...(this.options.signal ? { signal: this.options.signal } : {}) };
+    const message = { text: action.text, format: "plain" as const };
+    let result: SendResult;
+    if (action.kind === "send") {
+      const target = action.part === 0 && stream.replyToMessageId !== undefined ? { ...stream.target, replyToMessageId: stream.replyToMessageId } : stream.target;
+      result = await pacedSend(stream.adapter, target, message, pacing);
+    } else {
+      result = await pacedSend(editingInPlace(stream.adapter, stream.messageIds[action.part] ?? ""), stream.target, message, pacing);
+    }
+    if (!result.ok) return this.breakOff(stream, action, result.error, result.retryAfterMs);
+    if (action.kind === "edit") {
+      stream.shown[action.part] = action.text;
+      stream.editedAt[action.part] = this.now();
+      return;
+    }
+    if (result.messageId === undefined) return this.breakOff(stream, action, "the platform returned no message id to edit");
+    stream.messageIds[action.part] = result.messageId;
+    stream.shown[action.part] = action.text;
+    stream.editedAt[action.part] = this.now();
+    try {
+      await this.options.parts.record(stream.inboundId, action.part, result.messageId);
+    } catch (error) {
+      this.options.logger.warn("could not record a streamed message; after a restart its reply may be sent again", { inboundId: stream.inboundId, part: action.part, error });
+    }
+  }
+
+  private breakOff(stream: Stream, action: NonNullable<StreamAction>, error: string, retryAfterMs?: number): void {
+    stream.broken = true;
+    if (retryAfterMs !== undefined) this.options.pacer.pause(stream.adapter.platform, stream.target.chatId, Math.max(0, retryAfterMs));
+    if (this.options.signal?.aborted) return;
+    this.options.logger.warn("streaming a reply stopped; the answer arrives as a normal message", {
+      inboundId: stream.inboundId,
+      platform: stream.adapter.platform,
+      chatId: stream.target.chatId,
+      failed: action.kind,
+      reason: error,
+    });
+  }
+}
