@@ -3,3 +3,4 @@ export { markdownToMrkdwn, plainSlackText } from "./mrkdwn.js";
 export { verifySlackRequest, slackRequestSignature, MAX_REQUEST_AGE_SECONDS, type RefusalReason } from "./request-signature.js";
 export { webApiUrlFor } from "./slack-api-url.js";
 export { SLACK_COMMANDS_PATH } from "./slash-command-route.js";
+export { SLACK_INTERACTIVITY_PATH } from "./interactivity-route.js";

@@ -35,12 +35,12 @@ async function started(settings: { signingSecret?: string; appToken?: string } =
 }
 
 describe("SlackAdapter", () => {
-  it("registers POST /slack/events and /slack/commands, learns the bot's identity with one auth.test and reports itself connected", async () => {
+  it("registers POST /slack/events, /slack/commands and /slack/interactivity, learns the bot's identity with one auth.test and reports itself connected", async () => {
     const routes = new Map<string, HttpHandler>();
     const statuses: AdapterStatus[] = [];
     adapter = createSlackAdapter({ botToken: fake.botToken, signingSecret: "s", apiUrl: fake.apiUrl }, { logger: silentLogger, attachmentsDir: dir });
     await adapter.start(context(routes, statuses));
-    expect([...routes.keys()]).toEqual(["POST /slack/events", "POST /slack/commands"]);
+    expect([...routes.keys()]).toEqual(["POST /slack/events", "POST /slack/commands", "POST /slack/interactivity"]);
     expect(fake.calls.map((c) => c.method)).toEqual(["auth.test"]);
     expect(adapter.mode).toBe("http");
     expect(statuses).toEqual([{ state: "connecting" }, { state: "connected" }]);

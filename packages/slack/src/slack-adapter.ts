@@ -2,6 +2,8 @@ import { App, webApi, type Logger as BoltLogger, type Receiver } from "@slack/bo
 import type { Logger } from "@hermes/agent";
 import type { AdapterContext, InboundMessage, OutboundMessage, OutboundTarget, PlatformAdapter, SendResult, SlackSettings } from "@hermes/gateway";
 import { identifyBotUntilAccepted } from "./bot-identity.js";
+import { acceptInteraction, interactivityRoute, SLACK_INTERACTIVITY_PATH, type InteractivityIntakeOptions } from "./interactivity-route.js";
+import { messageBlocks, sectionBlocks } from "./message-blocks.js";
 import { BotThreads } from "./bot-threads.js";
 import { boltLoggerFor } from "./bolt-logger.js";
 import { ConnectionStatus } from "./connection-status.js";
@@ -97,6 +99,7 @@ export class SlackAdapter implements PlatformAdapter {
   private lifetime: AbortController | undefined;
   private status: ConnectionStatus | undefined;
   private readonly slashReplies: PendingSlashReplies;
+  private names: UserNames | undefined;
 
   constructor(
     private readonly settings: SlackSettings,
@@ -179,10 +182,9 @@ export class SlackAdapter implements PlatformAdapter {
     const invocation = slashInvocationOf(target.threadId) ?? slashInvocationOf(target.replyToMessageId);
     if (invocation !== undefined) return this.sendSlashReply(invocation, target.chatId, text, !plain);
     const threadTs = target.threadId ?? (target.replyToMessageId && isSlackTs(target.replyToMessageId) ? target.replyToMessageId : undefined);
+    const blocks = messageBlocks(text, !plain, message.buttons);
     try {
-      const result = await client.chat.postMessage(
-        threadTs ? { channel: target.chatId, text, thread_ts: threadTs, mrkdwn: !plain } : { channel: target.chatId, text, mrkdwn: !plain },
-      );
+      const result = await client.chat.postMessage({ channel: target.chatId, text, mrkdwn: !plain, ...(threadTs ? { thread_ts: threadTs } : {}), ...(blocks ? { blocks } : {}) });
       if (threadTs) this.threads.remember(target.chatId, threadTs);
       return typeof result.ts === "string" ? { ok: true, messageId: result.ts } : { ok: true };
     } catch (error) {
@@ -191,8 +193,29 @@ export class SlackAdapter implements PlatformAdapter {
     }
   }
 
+  /**
+   * chat.update of a message the bot posted. Slack keeps a message's blocks (its old buttons) unless the update names
+   * new ones, so an edit without buttons sends an empty list, or for plain text sections that Slack shows unformatted
+   * (chat.update has no `mrkdwn: false`).
+   */
+  async edit(target: OutboundTarget, messageId: string, message: OutboundMessage): Promise<SendResult> {
+    const client = this.app?.client;
+    if (!client) return { ok: false, retryable: true, error: "the Slack adapter is not running" };
+    const plain = message.format === "plain";
+    const text = plain ? plainSlackText(message.text) : message.text;
+    const blocks = messageBlocks(text, !plain, message.buttons) ?? (plain ? sectionBlocks(text, false) : []);
+    try {
+      await client.chat.update({ channel: target.chatId, ts: messageId, text, blocks });
+      return { ok: true, messageId };
+    } catch (error) {
+      this.tokenRecheck?.notice(error);
+      return webApiFailure(error);
+    }
+  }
+
   async markDone(message: InboundMessage): Promise<void> {
-    if (message.platform !== SLACK_PLATFORM || !isAddressedToBot(message) || slashInvocationOf(message.messageId) !== undefined) return;
+    // A press carries no message of the person's own to take a reaction off.
+    if (message.platform !== SLACK_PLATFORM || !isAddressedToBot(message) || message.action || slashInvocationOf(message.messageId) !== undefined) return;
     const ts = message.replyToId ?? message.messageId.slice(message.messageId.lastIndexOf(":") + 1);
     await this.reaction?.remove(message.chat.id, ts);
   }
@@ -211,6 +234,10 @@ export class SlackAdapter implements PlatformAdapter {
 
   private slashIntake(): SlashCommandIntakeOptions {
     return { apiUrl: this.settings.apiUrl, logger: this.deps.logger, now: this.now, pending: this.slashReplies, context: () => this.context, ackDeadlineMs: this.deps.ackDeadlineMs ?? 2_500 };
+  }
+
+  private interactivityIntake(): InteractivityIntakeOptions {
+    return { logger: this.deps.logger, now: this.now, context: () => this.context, names: () => this.names, nameLookupWaitMs: this.deps.nameLookupWaitMs ?? DEFAULT_NAME_LOOKUP_WAIT_MS, ackDeadlineMs: this.deps.ackDeadlineMs ?? 2_500 };
   }
 
   formatMarkdown(markdown: string): string {
@@ -236,6 +263,7 @@ export class SlackAdapter implements PlatformAdapter {
     this.tokenRecheck = new BotTokenRecheck({ client: app.client, status: run.status, retry: this.retry, now: this.now, signal: run.signal });
     this.reaction = new WorkingReaction(app.client, this.deps.logger, (error) => this.tokenRecheck?.notice(error));
     const names = new UserNames({ lookup: (user) => slackUserName(app.client, user), logger: this.deps.logger, now: this.now });
+    this.names = names;
     this.intake.listen(app, { bot: { userId: bot.userId, name: this.deps.botName ?? bot.name }, names, reaction: this.reaction });
     this.app = app;
     // Socket Mode reports its own state from here on (it resolves after its first attempt).
@@ -252,7 +280,8 @@ export class SlackAdapter implements PlatformAdapter {
         const outcome = await acceptSlashCommand(payload, this.slashIntake());
         return outcome.kind === "accepted" ? undefined : { response_type: "ephemeral", text: SLASH_COMMAND_FAILED_TEXT };
       };
-      const receiver = new SlackSocketReceiver({ appToken, apiUrl: this.settings.apiUrl, logger: this.deps.logger, boltLogger, status, retry: this.retry, now: this.now, onSlashCommand });
+      const onInteraction = async (payload: Record<string, unknown>): Promise<void> => void (await acceptInteraction(payload, this.interactivityIntake()));
+      const receiver = new SlackSocketReceiver({ appToken, apiUrl: this.settings.apiUrl, logger: this.deps.logger, boltLogger, status, retry: this.retry, now: this.now, onSlashCommand, onInteraction });
       return { ok: true, receiver };
     }
     if (!signingSecret) return { ok: false, problem: "Slack needs SLACK_SIGNING_SECRET (HTTP events) or SLACK_APP_TOKEN (Socket Mode)" };
@@ -269,18 +298,12 @@ export class SlackAdapter implements PlatformAdapter {
     });
     // Registered at once: until Slack accepts the bot token, events are answered 503 and Slack delivers them again.
     context.route("POST", SLACK_EVENTS_PATH, receiver.handle);
-    context.route(
-      "POST",
-      SLACK_COMMANDS_PATH,
-      slashCommandRoute({
-        ...this.slashIntake(),
-        signingSecret,
-        onRefused: (reason) => {
-          this.refusals[reason] += 1;
-          this.deps.onRequestRefused?.(reason);
-        },
-      }),
-    );
+    const onRefused = (reason: RefusalReason): void => {
+      this.refusals[reason] += 1;
+      this.deps.onRequestRefused?.(reason);
+    };
+    context.route("POST", SLACK_COMMANDS_PATH, slashCommandRoute({ ...this.slashIntake(), signingSecret, onRefused }));
+    context.route("POST", SLACK_INTERACTIVITY_PATH, interactivityRoute({ ...this.interactivityIntake(), signingSecret, onRefused }));
     return { ok: true, receiver };
   }
 }

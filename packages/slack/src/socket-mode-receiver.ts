@@ -7,6 +7,8 @@ import { SocketModeConnection, type SocketModeConnectionOptions } from "./socket
 export type SlackSocketReceiverOptions = Omit<SocketModeConnectionOptions, "onEnvelope"> & {
   /** Takes a `slash_commands` envelope's payload; resolves with what the envelope's confirmation carries (if anything). */
   onSlashCommand?: (payload: Record<string, unknown>) => Promise<Record<string, unknown> | undefined>;
+  /** Takes an `interactive` envelope's payload (a button press); resolves once it is handled. */
+  onInteraction?: (payload: Record<string, unknown>) => Promise<void>;
 };
 
 type EnvelopeAck = (response?: Record<string, unknown>) => Promise<void>;
@@ -46,6 +48,13 @@ export class SlackSocketReceiver implements Receiver {
     if (args.type === "slash_commands" && isRecord(body) && this.options.onSlashCommand) {
       // Slack does not deliver a slash command again, so it is confirmed whatever happens; a failure is told in the answer.
       await this.confirmQuietly(confirm, await this.options.onSlashCommand(body));
+      return;
+    }
+    if (args.type === "interactive" && isRecord(body) && this.options.onInteraction) {
+      // Confirmed whatever happens, like Slack's HTTP answer to a press: the presser can press again, and a resent
+      // press would only be another copy of one the gateway may already have.
+      await this.options.onInteraction(body);
+      await this.confirmQuietly(confirm, undefined);
       return;
     }
     const unreadable = isRecord(body) ? unreadableBody(body) : "payload is not an object";

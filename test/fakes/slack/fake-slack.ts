@@ -1,6 +1,8 @@
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
+import { readBlocks, updatePostedMessage, type MessageEdit } from "./fake-chat-update.js";
+import { pressButton, type ButtonPressInput, type ButtonPressResult } from "./slack-interactions.js";
 
 export interface PostedMessage {
   channel: string;
@@ -9,6 +11,8 @@ export interface PostedMessage {
   mrkdwn?: boolean;
   /** The ts the fake gave the message. */
   ts: string;
+  /** The message's current Block Kit blocks (as posted, or as the last chat.update naming blocks left them). */
+  blocks?: unknown[];
 }
 
 export interface ApiCall {
@@ -84,7 +88,10 @@ export interface FakeSlack {
   botUserId: string;
   botId: string;
   calls: ApiCall[];
+  /** Posted messages with their current text and blocks (chat.update changes them in place). */
   posted: PostedMessage[];
+  /** Every accepted chat.update, in order. */
+  edits: MessageEdit[];
   reactions: ReactionCall[];
   /** Each file download: the file id and the Authorization header it came with. */
   downloads: { fileId: string; authorization?: string }[];
@@ -94,6 +101,8 @@ export interface FakeSlack {
   /** A response_url for a slash command, served by the fake like Slack's hooks host. */
   responseUrl(id: string): string;
   addUser(user: FakeSlackUser): void;
+  /** A person presses a button on a posted message: signed to the gateway's interactivity URL, or over Socket Mode. */
+  pressButton(input: ButtonPressInput): Promise<ButtonPressResult>;
   addFile(input: { name: string; mimetype: string; content: Buffer | string }): FakeSlackFile;
   /** The next call of `method` fails this way (Slack's ok:false answer, or an HTTP status). */
   failNext(method: string, failure: ScriptedFailure): void;
@@ -132,6 +141,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const teamId = options.teamId ?? "T1";
   const calls: ApiCall[] = [];
   const posted: PostedMessage[] = [];
+  const edits: MessageEdit[] = [];
   const reactions: ReactionCall[] = [];
   const downloads: { fileId: string; authorization?: string }[] = [];
   const slashReplies: SlashReply[] = [];
@@ -167,9 +177,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       const threadTs = str(params.thread_ts);
       if (threadTs) message.thread_ts = threadTs;
       if (params.mrkdwn !== undefined) message.mrkdwn = params.mrkdwn === true || params.mrkdwn === "true";
+      const blocks = readBlocks(params.blocks);
+      if (blocks) message.blocks = blocks;
       posted.push(message);
       return ok({ channel, ts, message: { type: "message", user: botUserId, bot_id: botId, text, ts, thread_ts: threadTs } });
     },
+    "chat.update": (params, token) => (token === botToken ? { status: 200, body: updatePostedMessage(posted, edits, params) } : fail("invalid_auth")),
     "reactions.add": (params, token) => reaction("add", params, token),
     "reactions.remove": (params, token) => reaction("remove", params, token),
     "users.info": (params, token) => {
@@ -340,12 +353,14 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     botId,
     calls,
     posted,
+    edits,
     reactions,
     downloads,
     socket,
     slashReplies,
     responseUrl: (id) => `${base}/hooks/commands/${encodeURIComponent(id)}`,
     addUser: (user) => void users.set(user.id, user),
+    pressButton: (input) => pressButton({ posted, socket, botUserId, botId, teamId, base }, input),
     addFile: ({ name, mimetype, content }) => {
       const id = `F${String(files.size + 1).padStart(4, "0")}`;
       const bytes = Buffer.isBuffer(content) ? content : Buffer.from(content, "utf8");
