@@ -44,9 +44,10 @@ export function createBotMessage(channelId: string, rawBody: string, world: Fake
     return { status: 200, body: existing };
   }
   const pings = pingsOf(content, body.allowed_mentions, replyTo !== undefined);
-  const message = world.createMessage(channelId, world.bot, content, { ...(replyTo ? { replyTo } : {}), mentionIds: pings.users });
+  const components = Array.isArray(body.components) ? (body.components as Json[]) : [];
+  const message = world.createMessage(channelId, world.bot, content, { ...(replyTo ? { replyTo } : {}), mentionIds: pings.users, components });
   if (nonceKey !== undefined) records.nonces.set(nonceKey, { messageId: message.id as string, at: now() });
-  records.sent.push({ id: message.id as string, channelId, content, ...(replyTo ? { replyTo } : {}), body, pings });
+  records.sent.push({ id: message.id as string, channelId, content, ...(replyTo ? { replyTo } : {}), body, pings, components, edits: [] });
   return { status: 200, body: message };
 }
 

@@ -188,6 +188,44 @@ describe("discord fake REST", () => {
   });
 });
 
+describe("discord fake edits and button presses", () => {
+  const auth = (): Record<string, string> => ({ authorization: `Bot ${fake.token}`, "content-type": "application/json" });
+  const row = { type: 1, components: [{ type: 2, custom_id: "/deny abc", label: "Deny", style: 4 }] };
+
+  it("edits only the bot's own messages, keeping fields left out and the history of edits", async () => {
+    const ada = fake.addUser("ada");
+    const theirs = fake.postDm(ada, "hello");
+    const created = await fetch(`${fake.apiUrl}/v10/channels/${theirs.channelId}/messages`, { method: "POST", headers: auth(), body: JSON.stringify({ content: "sure?", components: [row] }) });
+    const id = ((await created.json()) as { id: string }).id;
+    const patch = (messageId: string, body: Record<string, unknown>): Promise<Response> =>
+      fetch(`${fake.apiUrl}/v10/channels/${theirs.channelId}/messages/${messageId}`, { method: "PATCH", headers: auth(), body: JSON.stringify(body) });
+
+    expect((await patch(id, { content: "sure? yes" })).status).toBe(200);
+    expect(fake.sent[0]).toMatchObject({ content: "sure? yes", components: [row] });
+    expect((await patch(id, { components: [] })).status).toBe(200);
+    expect(fake.sent[0]).toMatchObject({ content: "sure? yes", components: [] });
+    expect(fake.sent[0]?.edits.map((e) => e.content)).toEqual(["sure? yes", "sure? yes"]);
+    expect(await (await patch(theirs.id, { content: "hacked" })).json()).toMatchObject({ code: 50005 });
+    expect(await (await patch("1000000000000000000", { content: "x" })).json()).toMatchObject({ code: 10008 });
+    fake.failNextEdit({ kind: "status", status: 503 });
+    expect((await patch(id, { content: "later" })).status).toBe(503);
+  });
+
+  it("presses only buttons the message has, recording the press as an interaction", async () => {
+    const ada = fake.addUser("ada");
+    const channel = fake.dmChannelId(ada);
+    const created = await fetch(`${fake.apiUrl}/v10/channels/${channel}/messages`, { method: "POST", headers: auth(), body: JSON.stringify({ content: "sure?", components: [row] }) });
+    const id = ((await created.json()) as { id: string }).id;
+
+    const press = fake.pressButton(ada, id, "/deny abc");
+    expect(press).toMatchObject({ channelId: channel, name: "/deny abc", messageId: id, callbacks: [] });
+    const ack = await fetch(`${fake.apiUrl}/v10/interactions/${press.id}/${press.token}/callback`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ type: 6 }) });
+    expect(ack.status).toBe(204);
+    expect(press.callbacks).toEqual([{ type: 6, flags: 0 }]);
+    expect(() => fake.pressButton(ada, id, "/approve abc")).toThrow(/has no button \/approve abc/);
+  });
+});
+
 describe("pingsOf", () => {
   it("follows allowed_mentions", () => {
     const content = "@here <@1> <@&2>";

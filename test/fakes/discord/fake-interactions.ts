@@ -1,13 +1,16 @@
 import type { FakeWorld } from "./fake-world.js";
 import { channelPayload, memberPayload, userPayload, type FakeUser, type Json } from "./payloads.js";
 
-/** A chat-input command the fake dispatched, and what the bot answered to it. */
+/** A chat-input command or a button press the fake dispatched, and what the bot answered to it. */
 export interface FakeInteraction {
   id: string;
   token: string;
   channelId: string;
+  /** A slash command's name, or a pressed button's `custom_id`. */
   name: string;
-  /** The interaction callback types the bot sent (5 = deferred channel message). */
+  /** For a button press: the bot message the button is under. */
+  messageId?: string;
+  /** The interaction callback types the bot sent (5 = deferred channel message, 6 = deferred update of a press). */
   callbacks: { type: number; flags: number }[];
   /** Edits of the original response and follow-ups, in order. */
   replies: { kind: "edit" | "followUp"; content: string; flags: number }[];
@@ -29,16 +32,41 @@ export function newInteractionRecords(): InteractionRecords {
 
 /** The INTERACTION_CREATE payload of a slash command typed by `user` in `channelId` (a DM or a guild channel). */
 export function slashCommandPayload(world: FakeWorld, ids: { interactionId: string; commandId: string }, user: FakeUser, channelId: string, name: string, args?: string): Json {
+  return {
+    ...interactionBase(world, ids.interactionId, user, channelId),
+    type: 2,
+    data: { id: ids.commandId, name, type: 1, ...(args === undefined ? {} : { options: [{ name: "args", type: 3, value: args }] }) },
+  };
+}
+
+/**
+ * The INTERACTION_CREATE payload (type 3, MESSAGE_COMPONENT) of `user` pressing the button `customId` under the bot's
+ * message `messageId`; throws when that message has no such button, which Discord could never deliver.
+ */
+export function buttonPressPayload(world: FakeWorld, interactionId: string, user: FakeUser, messageId: string, customId: string): Json {
+  const message = world.messages.get(messageId);
+  if (!message) throw new Error(`discord fake: no message ${messageId} to press a button on`);
+  const buttons = ((message.components as Json[] | undefined) ?? []).flatMap((row) => (row.components as Json[] | undefined) ?? []);
+  if (!buttons.some((button) => button.type === 2 && button.custom_id === customId)) {
+    throw new Error(`discord fake: message ${messageId} has no button ${customId} (it has ${buttons.map((b) => String(b.custom_id)).join(", ") || "none"})`);
+  }
+  return {
+    ...interactionBase(world, interactionId, user, message.channel_id as string),
+    type: 3,
+    data: { custom_id: customId, component_type: 2 },
+    message,
+  };
+}
+
+function interactionBase(world: FakeWorld, interactionId: string, user: FakeUser, channelId: string): Json {
   const channel = world.requireChannel(channelId);
   const now = new Date().toISOString();
   const guildId = channel.guildId;
   return {
-    id: ids.interactionId,
+    id: interactionId,
     application_id: world.bot.id,
-    type: 2,
-    token: `interaction-token-${ids.interactionId}`,
+    token: `interaction-token-${interactionId}`,
     version: 1,
-    data: { id: ids.commandId, name, type: 1, ...(args === undefined ? {} : { options: [{ name: "args", type: 3, value: args }] }) },
     channel_id: channelId,
     channel: channelPayload(channel, now),
     app_permissions: "0",

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FakeWorld } from "./fake-world.js";
 import { createBotMessage } from "./create-message.js";
+import { editBotMessage } from "./edit-message.js";
 import { channelPayload, memberPayload, userPayload, type Json } from "./payloads.js";
 import type { Pings } from "./pings.js";
 import { handleInteractionRoute, type InteractionRecords } from "./fake-interactions.js";
@@ -15,6 +16,16 @@ export interface SentMessage {
   body: Json;
   /** Who Discord would have notified. */
   pings: Pings;
+  /** The message's action rows as they are now (after edits). */
+  components: Json[];
+  /** Every edit the bot made, in order (`content` is then the latest text). */
+  edits: MessageEdit[];
+}
+
+export interface MessageEdit {
+  content: string;
+  components: Json[];
+  body: Json;
 }
 
 export type SendFailure =
@@ -30,6 +41,8 @@ export interface RestRecords {
   typing: string[];
   unknownRoutes: string[];
   sendFailures: SendFailure[];
+  /** The next message edits fail this way, in order. */
+  editFailures: Exclude<SendFailure, { kind: "lateAnswer" }>[];
   /** Ids of messages returned again for a repeated nonce (`enforce_nonce`) instead of being created twice. */
   nonceReplays: string[];
   /** Messages created with a nonce, by channel and nonce, for `enforce_nonce`. */
@@ -95,6 +108,13 @@ export function handleRest(req: IncomingMessage, res: ServerResponse, rawBody: s
     return;
   }
   if ((match = /^\/channels\/(\d+)\/messages$/.exec(route)) && method === "POST") return createMessage(match[1] ?? "", rawBody, req, res, deps);
+  if ((match = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(route)) && method === "PATCH") {
+    const failure = deps.records.editFailures.shift();
+    if (failure) return fail(failure, req, res);
+    const answer = editBotMessage(match[1] ?? "", match[2] ?? "", rawBody, world, deps.records);
+    deps.onChange();
+    return json(res, answer.status, answer.body);
+  }
   if ((match = /^\/guilds\/(\d+)\/members\/(\d+)$/.exec(route)) && method === "GET") {
     const guild = world.guilds.get(match[1] ?? "");
     const user = world.user(match[2] ?? "");

@@ -149,7 +149,7 @@ export class FakeWorld {
   }
 
   /** Creates a message as Discord would store it, and announces it on the gateway. */
-  createMessage(channelId: string, author: FakeUser, content: string, options: PostOptions & { mentionIds?: string[] } = {}): Json {
+  createMessage(channelId: string, author: FakeUser, content: string, options: PostOptions & { mentionIds?: string[]; components?: Json[] } = {}): Json {
     const channel = this.requireChannel(channelId);
     const referenced = options.replyTo === undefined ? undefined : this.messages.get(options.replyTo);
     if (options.replyTo !== undefined && !referenced) throw new Error(`discord fake: no message ${options.replyTo} to reply to`);
@@ -175,7 +175,7 @@ export class FakeWorld {
       mention_roles: unique([...content.matchAll(/<@&(\d+)>/g)].map((m) => m[1] ?? "")),
       attachments: (options.attachments ?? []).map((file) => this.storeFile(channel.id, file)),
       embeds: [],
-      components: [],
+      components: options.components ?? [],
       pinned: false,
       flags: 0,
       ...(referenced
@@ -185,6 +185,17 @@ export class FakeWorld {
     this.messages.set(message.id as string, message);
     this.deps.dispatch("MESSAGE_CREATE", channel.type === 1 ? { ...message, channel_type: 1 } : message);
     return message;
+  }
+
+  /** Changes a stored message as an edit does, and announces it on the gateway (MESSAGE_UPDATE). */
+  updateMessage(id: string, changes: { content?: string; components?: Json[] }): Json {
+    const message = this.messages.get(id);
+    if (!message) throw new Error(`discord fake: no message ${id}`);
+    const updated: Json = { ...message, ...changes, edited_timestamp: this.isoNow() };
+    this.messages.set(id, updated);
+    const channel = this.requireChannel(updated.channel_id as string);
+    this.deps.dispatch("MESSAGE_UPDATE", channel.type === 1 ? { ...updated, channel_type: 1 } : updated);
+    return updated;
   }
 
   requireChannel(id: string): FakeChannel {

@@ -2,14 +2,14 @@ import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { WebSocketServer } from "ws";
 import { FakeGateway, type DropOptions, type GatewayStats } from "./fake-gateway.js";
-import { newInteractionRecords, slashCommandPayload, type FakeInteraction, type InteractionRoute } from "./fake-interactions.js";
-import { handleRest, type RestRecords, type SendFailure, type SentMessage } from "./fake-rest.js";
+import { buttonPressPayload, newInteractionRecords, slashCommandPayload, type FakeInteraction, type InteractionRoute } from "./fake-interactions.js";
+import { handleRest, type MessageEdit, type RestRecords, type SendFailure, type SentMessage } from "./fake-rest.js";
 import { FakeWorld, type FakeFile, type FakeGuild, type PostOptions } from "./fake-world.js";
 import { userPayload, type FakeUser, type Json } from "./payloads.js";
 import { snowflakeGenerator } from "./snowflake.js";
 
 export type { FakeInteraction, InteractionRoute } from "./fake-interactions.js";
-export type { DropOptions, FakeFile, FakeGuild, FakeUser, GatewayStats, PostOptions, SendFailure, SentMessage };
+export type { DropOptions, FakeFile, FakeGuild, FakeUser, GatewayStats, MessageEdit, PostOptions, SendFailure, SentMessage };
 export type { Pings } from "./pings.js";
 
 export interface DiscordFakeOptions {
@@ -83,12 +83,19 @@ export interface DiscordFake {
   releaseHello(): void;
   /** The next message sends fail this way, in order (`lateAnswer` creates the message but answers late). */
   failNextSend(...failures: SendFailure[]): void;
+  /** The next message edits (`PATCH /channels/{id}/messages/{id}`) fail this way, in order. */
+  failNextEdit(...failures: Exclude<SendFailure, { kind: "lateAnswer" }>[]): void;
   /** Every application command list the bot registered (`PUT /applications/{id}/commands`). */
   readonly commandSets: Json[][];
   /** Slash commands typed so far, with the bot's callbacks and replies to each. */
   readonly interactions: FakeInteraction[];
   /** `user` types `/<name> [args]` in `channelId` (default: their DM with the bot): an INTERACTION_CREATE. */
   runSlashCommand(user: FakeUser, name: string, options?: { channelId?: string; args?: string }): FakeInteraction;
+  /**
+   * `user` presses the button `customId` under the bot's message `messageId`: an INTERACTION_CREATE of type 3
+   * (MESSAGE_COMPONENT) carrying the message as it is now. Throws when the message has no such button.
+   */
+  pressButton(user: FakeUser, messageId: string, customId: string): FakeInteraction;
   /** The next call to this interaction route fails with `status`. */
   failNextInteractionCall(route: InteractionRoute, status: number): void;
   close(): Promise<void>;
@@ -101,7 +108,7 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
     for (const waiter of [...waiters]) waiter();
   };
   let baseUrl = "";
-  const records: RestRecords = { sent: [], typing: [], unknownRoutes: [], sendFailures: [], nonceReplays: [], nonces: new Map(), discoveryFailure: undefined, discoveries: 0 };
+  const records: RestRecords = { sent: [], typing: [], unknownRoutes: [], sendFailures: [], editFailures: [], nonceReplays: [], nonces: new Map(), discoveryFailure: undefined, discoveries: 0 };
   const interactions = newInteractionRecords();
   let gateway: FakeGateway | undefined;
   const nextId = snowflakeGenerator();
@@ -221,6 +228,7 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
     holdHello: () => liveGateway.holdHello(),
     releaseHello: () => liveGateway.releaseHello(),
     failNextSend: (...failures) => void records.sendFailures.push(...failures),
+    failNextEdit: (...failures) => void records.editFailures.push(...failures),
     commandSets: interactions.commandSets,
     interactions: interactions.interactions,
     runSlashCommand: (user, name, slashOptions = {}) => {
@@ -228,6 +236,15 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
       const ids = { interactionId: nextId(), commandId: nextId() };
       const payload = slashCommandPayload(world, ids, user, channelId, name, slashOptions.args);
       const interaction: FakeInteraction = { id: ids.interactionId, token: payload.token as string, channelId, name, callbacks: [], replies: [] };
+      interactions.interactions.push(interaction);
+      liveGateway.dispatch("INTERACTION_CREATE", payload);
+      changed();
+      return interaction;
+    },
+    pressButton: (user, messageId, customId) => {
+      const id = nextId();
+      const payload = buttonPressPayload(world, id, user, messageId, customId);
+      const interaction: FakeInteraction = { id, token: payload.token as string, channelId: payload.channel_id as string, name: customId, messageId, callbacks: [], replies: [] };
       interactions.interactions.push(interaction);
       liveGateway.dispatch("INTERACTION_CREATE", payload);
       changed();
