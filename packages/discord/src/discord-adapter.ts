@@ -12,8 +12,10 @@ import {
   type SendResult,
 } from "@hermes/gateway";
 import { isTrustedAttachmentUrl } from "./attachment-kind.js";
+import { acceptButtonPresses } from "./button-intake.js";
 import { logClientWarnings, logRateLimits } from "./connection-log.js";
 import { downloadAttachments } from "./download-attachments.js";
+import { editChannelMessage, isEditRequest } from "./edit-message.js";
 import { GatewayConnection } from "./gateway-connection.js";
 import { DISCORD_PLATFORM, normalizeMessage } from "./normalize.js";
 import { outboundMessageBody } from "./outbound-body.js";
@@ -94,8 +96,13 @@ class DiscordAdapter implements PlatformAdapter {
     this.restBase = restBaseFrom(settings.apiUrl);
     this.logger = deps.logger.child({ platform: DISCORD_PLATFORM });
     this.interactions = new PendingInteractions(deps.now ?? Date.now);
-    // No retries of its own: the gateway's delivery retries with backoff; rate limits are still waited out here.
-    this.rest = new REST({ api: this.restBase, retries: 0, timeout: deps.restTimeoutMs ?? DEFAULT_REST_TIMEOUT_MS }).setToken(settings.token);
+    // No retries of its own: the gateway's delivery retries with backoff; rate limits of sends are still waited out here.
+    this.rest = new REST({
+      api: this.restBase,
+      retries: 0,
+      timeout: deps.restTimeoutMs ?? DEFAULT_REST_TIMEOUT_MS,
+      rejectOnRateLimit: isEditRequest,
+    }).setToken(settings.token);
     logRateLimits(this.rest, this.logger);
   }
 
@@ -148,7 +155,7 @@ class DiscordAdapter implements PlatformAdapter {
       const key = message.idempotencyKey;
       const nonce = key === undefined ? this.nonces.nonceFor(reply) : idempotentNonce(key, reply);
       const created: unknown = await this.rest.post(Routes.channelMessages(reply.channelId), {
-        body: outboundMessageBody(message.text, target.replyToMessageId, nonce),
+        body: outboundMessageBody(message.text, target.replyToMessageId, nonce, message.buttons),
       });
       if (key === undefined) this.nonces.delivered(reply);
       const id = messageIdOf(created);
@@ -158,6 +165,11 @@ class DiscordAdapter implements PlatformAdapter {
     } catch (error) {
       return sendFailure(error);
     }
+  }
+
+  async edit(target: OutboundTarget, messageId: string, message: OutboundMessage): Promise<SendResult> {
+    const where = interactionIdOf(target) === undefined ? target : channelTargetOf(target);
+    return editChannelMessage(this.rest, channelOf(where), messageId, message);
   }
 
   async sendTyping(target: OutboundTarget): Promise<void> {
@@ -175,6 +187,13 @@ class DiscordAdapter implements PlatformAdapter {
     acceptSlashCommands(client, {
       logger: this.logger,
       pending: this.interactions,
+      context: () => (this.accepting ? context : undefined),
+      now: this.deps.now ?? Date.now,
+      sleep: this.deps.sleep ?? abortableSleep,
+      signal: () => this.stopping.signal,
+    });
+    acceptButtonPresses(client, {
+      logger: this.logger,
       context: () => (this.accepting ? context : undefined),
       now: this.deps.now ?? Date.now,
       sleep: this.deps.sleep ?? abortableSleep,

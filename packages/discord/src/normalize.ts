@@ -55,8 +55,11 @@ export function normalizeMessage(view: DiscordMessageView, context: NormalizeCon
   return { kind: "message", message, addressed };
 }
 
+/** Where a message (or a press of a button under one) happened. */
+export type ChannelPlace = Pick<DiscordMessageView, "channelId" | "channelKind" | "channelName" | "parentChannelId" | "guildId" | "guildName">;
+
 /** A thread is a conversation inside its parent channel: the chat is the parent, the thread its own session. */
-function placeOf(view: DiscordMessageView): Pick<InboundMessage, "chat" | "threadId"> {
+export function placeOf(view: ChannelPlace): Pick<InboundMessage, "chat" | "threadId"> {
   if (view.channelKind === "dm") return { chat: { id: view.channelId, type: "dm" } };
   const where = view.guildName ?? "a server";
   const guild = view.guildId ? ` (guild ${view.guildId})` : "";

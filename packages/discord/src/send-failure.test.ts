@@ -1,4 +1,4 @@
-import { DiscordAPIError, HTTPError } from "discord.js";
+import { DiscordAPIError, HTTPError, RateLimitError } from "discord.js";
 import { describe, expect, it } from "vitest";
 import { outboundMessageBody } from "./outbound-body.js";
 import { sendFailure } from "./send-failure.js";
@@ -40,6 +40,11 @@ describe("sendFailure", () => {
     expect(sendFailure(new TypeError("fetch failed", { cause: closed }))).toMatchObject({ retryable: true, ambiguous: true });
     expect(sendFailure(new DOMException("This operation was aborted", "AbortError"))).toMatchObject({ retryable: true, ambiguous: true });
     expect(sendFailure(new HTTPError(502, "Bad Gateway", "POST", "http://x", request))).toMatchObject({ retryable: true, ambiguous: true });
+  });
+
+  it("gives a rate-limited edit back as retryable with Discord's wait", () => {
+    const limit = { timeToReset: 2_050, limit: 5, method: "PATCH", hash: "h", url: "http://x", route: "/channels/:id/messages/:id", majorParameter: "1", global: false, retryAfter: 2_050, sublimitTimeout: 0, scope: "user" as const };
+    expect(sendFailure(new RateLimitError(limit))).toMatchObject({ ok: false, retryable: true, retryAfterMs: 2_050 });
   });
 
   it("does not retry what is neither", () => {

@@ -1,4 +1,4 @@
-import { DiscordAPIError, HTTPError } from "discord.js";
+import { DiscordAPIError, HTTPError, RateLimitError } from "discord.js";
 import type { SendResult } from "@hermes/gateway";
 
 type Failure = Extract<SendResult, { ok: false }>;
@@ -10,11 +10,15 @@ const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ENETU
 
 /**
  * What a failed REST call means for delivery: Discord rejecting the message (4xx) is final and says why; a server
- * error or a broken connection may succeed later. Rate limits never get here — discord.js's REST queue waits them out.
+ * error or a broken connection may succeed later. Rate limits reach here only from a REST client that refuses to wait
+ * (edits, which a newer edit soon replaces); sends are held in discord.js's REST queue until the limit passes.
  * A timeout, a connection dropped while waiting, or a server error after the request left is `ambiguous`: the
  * message may exist. The resend is still safe because the nonce makes Discord return that message instead.
  */
 export function sendFailure(error: unknown): Failure {
+  if (error instanceof RateLimitError) {
+    return { ok: false, retryable: true, retryAfterMs: Math.max(0, Math.ceil(error.retryAfter)), error: `Discord rate limit on ${error.route}; retry in ${error.retryAfter} ms` };
+  }
   if (error instanceof DiscordAPIError) {
     if (error.status >= 500) return { ok: false, retryable: true, ...ambiguousIf(maybeHandled(error.status)), error: `Discord answered HTTP ${error.status}: ${error.message}` };
     const code = typeof error.code === "number" && error.code !== 0 ? `, code ${error.code}` : "";
