@@ -16,6 +16,11 @@ export interface SlackHttpReceiverOptions {
    * Slack wants an answer within 3 s and retries otherwise.
    */
   ackDeadlineMs?: number;
+  /**
+   * Takes an interactivity payload (a button press) that came to /slack/events: Bolt's default puts every Request URL
+   * there, so an app set up that way still gets its presses.
+   */
+  onInteraction?: (payload: Record<string, unknown>) => Promise<HttpResult>;
 }
 
 type HttpResult = Awaited<ReturnType<HttpHandler>>;
@@ -66,6 +71,7 @@ export class SlackHttpReceiver implements Receiver {
     if (body.type === "url_verification") {
       return { status: 200, body: JSON.stringify({ challenge: typeof body.challenge === "string" ? body.challenge : "" }), headers: JSON_HEADERS };
     }
+    if (body.type === "block_actions" && this.options.onInteraction) return this.options.onInteraction(body);
     const unreadable = unreadableBody(body);
     if (unreadable === "not an Events API event") {
       this.options.logger.debug("slack request without an event ignored", { type: typeof body.type === "string" ? body.type : undefined });

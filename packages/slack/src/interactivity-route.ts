@@ -69,11 +69,15 @@ export function interactivityRoute(options: InteractivityIntakeOptions & { signi
     }
     const payload = formPayload(request.rawBody);
     if (!payload) return { status: 400, body: "unreadable payload\n", headers: TEXT_HEADERS };
-    const outcome = await acceptInteraction(payload, options);
-    if (outcome.kind === "unavailable") return { status: 503, body: "not accepting interactions\n", headers: TEXT_HEADERS };
-    if (outcome.kind === "failed") return { status: 500, body: "interaction not processed\n", headers: TEXT_HEADERS };
-    return { status: 200, body: "", headers: TEXT_HEADERS };
+    return interactionAnswer(await acceptInteraction(payload, options));
   };
+}
+
+/** Slack's HTTP answer to an interaction: 200 (also for one ignored), 503 while stopping, 500 when it was not saved. */
+export function interactionAnswer(outcome: InteractionOutcome): Awaited<ReturnType<HttpHandler>> {
+  if (outcome.kind === "unavailable") return { status: 503, body: "not accepting interactions\n", headers: TEXT_HEADERS };
+  if (outcome.kind === "failed") return { status: 500, body: "interaction not processed\n", headers: TEXT_HEADERS };
+  return { status: 200, body: "", headers: TEXT_HEADERS };
 }
 
 function formPayload(rawBody: Buffer): Record<string, unknown> | undefined {

@@ -99,6 +99,14 @@ describe("Slack button presses", () => {
     expect(new Set(received.map((message) => message.messageId)).size).toBe(2);
   });
 
+  it("over HTTP: takes a press sent to /slack/events too (Bolt's default puts every Request URL there)", async () => {
+    const received: InboundMessage[] = [];
+    const { slack, base } = await httpAdapter(received);
+    const ts = await posted(slack, { chatId: "D_ALICE" });
+    expect(await fake.pressButton({ ts, user: "U_ALICE", index: 1, http: { url: `${base}/slack/events`, signingSecret: SECRET } })).toEqual({ via: "http", status: 200, text: "" });
+    expect(received.map((message) => [message.text, message.action?.messageId])).toEqual([["/deny k3j4h5m6", ts]]);
+  });
+
   it("over HTTP: refuses a forged or unsigned press with 401 and hands nothing over", async () => {
     const received: InboundMessage[] = [];
     const { slack, base } = await httpAdapter(received);

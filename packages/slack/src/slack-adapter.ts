@@ -2,7 +2,7 @@ import { App, webApi, type Logger as BoltLogger, type Receiver } from "@slack/bo
 import type { Logger } from "@hermes/agent";
 import type { AdapterContext, InboundMessage, OutboundMessage, OutboundTarget, PlatformAdapter, SendResult, SlackSettings } from "@hermes/gateway";
 import { identifyBotUntilAccepted } from "./bot-identity.js";
-import { acceptInteraction, interactivityRoute, SLACK_INTERACTIVITY_PATH, type InteractivityIntakeOptions } from "./interactivity-route.js";
+import { acceptInteraction, interactionAnswer, interactivityRoute, SLACK_INTERACTIVITY_PATH, type InteractivityIntakeOptions } from "./interactivity-route.js";
 import { messageBlocks, sectionBlocks } from "./message-blocks.js";
 import { BotThreads } from "./bot-threads.js";
 import { boltLoggerFor } from "./bolt-logger.js";
@@ -286,22 +286,20 @@ export class SlackAdapter implements PlatformAdapter {
     }
     if (!signingSecret) return { ok: false, problem: "Slack needs SLACK_SIGNING_SECRET (HTTP events) or SLACK_APP_TOKEN (Socket Mode)" };
     if (!context.route) return { ok: false, problem: "Slack HTTP events need the gateway's HTTP server (POST /slack/events); use SLACK_APP_TOKEN for Socket Mode instead" };
+    const onRefused = (reason: RefusalReason): void => {
+      this.refusals[reason] += 1;
+      this.deps.onRequestRefused?.(reason);
+    };
     const receiver = new SlackHttpReceiver({
       signingSecret,
       logger: this.deps.logger,
       now: this.now,
       ackDeadlineMs: this.deps.ackDeadlineMs,
-      onRefused: (reason) => {
-        this.refusals[reason] += 1;
-        this.deps.onRequestRefused?.(reason);
-      },
+      onRefused,
+      onInteraction: async (payload) => interactionAnswer(await acceptInteraction(payload, this.interactivityIntake())),
     });
     // Registered at once: until Slack accepts the bot token, events are answered 503 and Slack delivers them again.
     context.route("POST", SLACK_EVENTS_PATH, receiver.handle);
-    const onRefused = (reason: RefusalReason): void => {
-      this.refusals[reason] += 1;
-      this.deps.onRequestRefused?.(reason);
-    };
     context.route("POST", SLACK_COMMANDS_PATH, slashCommandRoute({ ...this.slashIntake(), signingSecret, onRefused }));
     context.route("POST", SLACK_INTERACTIVITY_PATH, interactivityRoute({ ...this.interactivityIntake(), signingSecret, onRefused }));
     return { ok: true, receiver };
