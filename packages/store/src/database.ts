@@ -17,6 +17,8 @@ export interface Database {
   user_daily_usage: UserDailyUsageTable;
   memory_documents: MemoryDocumentsTable;
   shared_files: SharedFilesTable;
+  stream_parts: StreamPartsTable;
+  approvals: ApprovalsTable;
 }
 
 export interface SessionsTable {
@@ -95,6 +97,8 @@ export interface DeliveriesTable {
   parts_sent: Generated<number>;
   /** Not sent before this time (ms); null: due now. */
   next_attempt_at: number | null;
+  /** JSON array of DeliveryButton (migration 0012); null: no buttons. */
+  buttons: string | null;
 }
 
 export interface UsageTable {
@@ -196,4 +200,32 @@ export interface MemoryDocumentsTable {
   text: string;
   version: number;
   updated_at: number;
+}
+
+/** Migration 0012: the platform messages a streamed reply occupies, by 0-based part (stream-parts.ts). */
+export interface StreamPartsTable {
+  inbound_id: number;
+  part: number;
+  message_id: string;
+  created_at: number;
+}
+
+/** Migration 0012: requests to use a dangerous tool and their decisions (approvals.ts). */
+export interface ApprovalsTable {
+  id: string;
+  inbound_id: number;
+  session_key: string;
+  session_id: string;
+  platform: string;
+  chat_id: string;
+  thread_id: string | null;
+  requester_id: string;
+  tool: string;
+  summary: string;
+  status: string;
+  scope: string | null;
+  decided_by: string | null;
+  decided_at: number | null;
+  created_at: number;
+  expires_at: number;
 }

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { DeliveryClaimRequest } from "./deliveries.js";
 import type { Store } from "./store.js";
 import { STORE_DIALECTS, storeFixtures } from "./test-fixtures.js";
-import type { NewDelivery } from "./types.js";
+import type { DeliveryButton, NewDelivery } from "./types.js";
 
 describe.each(STORE_DIALECTS)("%s", (dialect) => {
   const fixtures = storeFixtures(dialect);
@@ -56,6 +56,43 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
       expect(await store.deliveries.get(delivery.id + 100)).toBeUndefined();
       const bare = await store.deliveries.enqueue(notice);
       expect(bare).toMatchObject({ inboundId: undefined, sessionKey: undefined, threadId: undefined, replyToMessageId: undefined });
+    });
+
+    it("keeps a delivery's buttons, in order and with their styles, through enqueue, claim and a finished run", async () => {
+      const { store, file } = await fixtures.openNew();
+      const buttons: DeliveryButton[] = [
+        { label: "Approve", value: "/approve k3x9a2b7", style: "primary" },
+        { label: "Approve for this conversation", value: "/approve k3x9a2b7 always" },
+        { label: "Deny ✋", value: "/deny k3x9a2b7", style: "danger" },
+      ];
+      const prompt = await store.deliveries.enqueue({ ...notice, text: "Run terminal?", buttons });
+      expect(prompt.buttons).toEqual(buttons);
+      expect((await store.deliveries.get(prompt.id))?.buttons).toEqual(buttons);
+      expect((await store.deliveries.pending()).map((row) => row.buttons)).toEqual([buttons]);
+      expect((await store.deliveries.claim(claimFor("gateway"))).map((row) => row.buttons)).toEqual([buttons]);
+      // No buttons and an empty row are both stored as none.
+      const plain = await store.deliveries.enqueue({ ...notice, chatId: "43" });
+      const empty = await store.deliveries.enqueue({ ...notice, chatId: "44", buttons: [] });
+      expect(plain).not.toHaveProperty("buttons");
+      expect(empty).not.toHaveProperty("buttons");
+
+      const { session } = await store.sessions.getOrCreateActive({ key: "agent:main:telegram:dm:45", platform: "telegram", chatId: "45", chatType: "dm", userId: "45" });
+      const { record } = await store.inbound.recordIfNew({ platform: "telegram", messageId: "m45", payload: "{}", sessionKey: session.key, status: "queued" });
+      const finished = await store.completeRun({
+        inboundId: record.id,
+        sessionId: session.id,
+        messages: [],
+        deliveries: [{ platform: "telegram", chatId: "45", text: "Pick one", kind: "reply", buttons: [{ label: "Yes", value: "yes" }] }],
+      });
+      expect(finished).toMatchObject({ ok: true });
+      expect((await store.deliveries.pending()).find((row) => row.inboundId === record.id)?.buttons).toEqual([{ label: "Yes", value: "yes" }]);
+
+      // A row damaged by hand still goes out; what is not a button is left out.
+      await fixtures.sql(file, `UPDATE deliveries SET buttons = '[{"label":"Ok","value":"ok","style":"loud"},{"label":3},"x"]' WHERE id = ${plain.id}`);
+      await fixtures.sql(file, `UPDATE deliveries SET buttons = 'not json' WHERE id = ${empty.id}`);
+      expect((await store.deliveries.get(plain.id))?.buttons).toEqual([{ label: "Ok", value: "ok" }]);
+      expect(await store.deliveries.get(empty.id)).toMatchObject({ status: "pending", text: notice.text });
+      expect(await store.deliveries.get(empty.id)).not.toHaveProperty("buttons");
     });
 
     it("lists pending deliveries oldest first and drops sent ones", async () => {

@@ -1,5 +1,6 @@
 import type { Selectable } from "kysely";
 import type { DeliveriesTable } from "./database.js";
+import { decodeButtons, encodeButtons } from "./delivery-buttons.js";
 import {
   NO_CLAIM,
   anyClaimable,
@@ -219,11 +220,13 @@ function insertValues(ctx: StoreContext, delivery: NewDelivery): DeliveryValues 
     replyToMessageId: delivery.replyToMessageId ?? null,
     text: delivery.text,
     kind: delivery.kind,
+    buttons: encodeButtons(delivery.buttons),
     now: ctx.now(),
   };
 }
 
 function toDeliveryRecord(row: Selectable<DeliveriesTable>): DeliveryRecord {
+  const buttons = decodeButtons(row.buttons);
   return {
     id: row.id,
     inboundId: row.inbound_id ?? undefined,
@@ -234,6 +237,7 @@ function toDeliveryRecord(row: Selectable<DeliveriesTable>): DeliveryRecord {
     replyToMessageId: row.reply_to_message_id ?? undefined,
     text: row.text,
     kind: row.kind as DeliveryRecord["kind"],
+    ...(buttons === undefined ? {} : { buttons }),
     status: row.status as DeliveryStatus,
     attempts: row.attempts,
     lastError: row.last_error ?? undefined,

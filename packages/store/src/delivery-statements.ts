@@ -19,6 +19,8 @@ export interface DeliveryValues {
   replyToMessageId: string | null;
   text: string;
   kind: string;
+  /** JSON (delivery-buttons.ts), null for none. */
+  buttons: string | null;
   now: number;
 }
 
@@ -32,6 +34,7 @@ const buildInsert = (db: Kysely<Database>, p: Param<DeliveryValues>) =>
     reply_to_message_id: p("replyToMessageId"),
     text: p("text"),
     kind: p("kind"),
+    buttons: p("buttons"),
     status: "pending",
     attempts: 0,
     created_at: p("now"),

@@ -20,6 +20,8 @@ export type { RetentionCounts, RetentionPolicy, RetentionRepository } from "./re
 export type { NewToolCheckpoint, RunStep, ToolCheckpoint, ToolCheckpointRepository } from "./tool-checkpoints.js";
 export type { CompleteRun, CompleteRunInput, CompleteRunResult } from "./complete-run.js";
 export type { MemoryDocumentRepository } from "./memory-documents.js";
+export type { StreamPartRepository } from "./stream-parts.js";
+export type { ApprovalRepository } from "./approvals.js";
 export { DEFAULT_MAX_SHARED_FILE_BYTES, checkSharedPath, type SharedFile, type SharedFileEntry, type SharedFilePut, type SharedFileRepository } from "./shared-files.js";
 export { sessionSearchTool } from "./session-search-tool.js";
 export { estimateTokens, searchableText } from "./message-text.js";

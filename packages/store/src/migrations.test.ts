@@ -138,4 +138,38 @@ describe("migrations", () => {
       raw.close();
     }
   });
+
+  it("upgrades a version-10 database: its deliveries keep going out without buttons, and parts and approvals are stored", async () => {
+    const file = path.join(await fixtures.folder(), "state.db");
+    const sqlite = new BetterSqlite3(file);
+    sqlite.pragma("journal_mode = WAL");
+    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: sqlite }) });
+    expect((await new Migrator({ db, provider: migrationProvider }).migrateTo("0010_shared_files")).error).toBeUndefined();
+    sqlite
+      .prepare(`INSERT INTO deliveries (platform, chat_id, text, kind, status, created_at, updated_at) VALUES ('telegram', '42', 'old reply', 'reply', 'pending', 1000, 1000)`)
+      .run();
+    await db.destroy();
+
+    const store = await fixtures.open(file);
+    const [old] = await store.deliveries.pending();
+    expect(old).toMatchObject({ text: "old reply", status: "pending" });
+    expect(old).not.toHaveProperty("buttons");
+    const { record } = await store.inbound.recordIfNew({ platform: "telegram", messageId: "m-1", payload: "{}", status: "running" });
+    await store.streamParts.record(record.id, 0, "501");
+    expect(await store.streamParts.list(record.id)).toEqual(["501"]);
+    await store.approvals.create({
+      id: "upgrade1",
+      inboundId: record.id,
+      sessionKey: "agent:main:telegram:dm:42",
+      sessionId: "s-1",
+      platform: "telegram",
+      chatId: "42",
+      requesterId: "42",
+      tool: "terminal",
+      summary: "ls",
+      createdAt: fixtures.now(),
+      expiresAt: fixtures.now() + 1,
+    });
+    expect(await store.approvals.latestPending("agent:main:telegram:dm:42", fixtures.now())).toMatchObject({ id: "upgrade1" });
+  });
 });

@@ -68,4 +68,50 @@ describe("the statements of an answered message", () => {
       sqlite.close();
     }
   });
+
+  it("of a streamed reply and an approval find their rows through an index and bind no LIMIT", async () => {
+    const { store, file } = await fixtures.openNew();
+    const { session } = await store.sessions.getOrCreateActive(dmSession("u1"));
+    const { record } = await store.inbound.recordIfNew({ platform: "telegram", messageId: "m1", payload: "{}", sessionKey: session.key, status: "running" });
+    recordPreparedSql();
+    await store.streamParts.record(record.id, 0, "501");
+    await store.streamParts.record(record.id, 0, "502");
+    await store.streamParts.list(record.id);
+    await store.streamParts.clear(record.id);
+    await store.approvals.grantedForSession(session.id, "terminal");
+    await store.approvals.create({
+      id: "plan0001",
+      inboundId: record.id,
+      sessionKey: session.key,
+      sessionId: session.id,
+      platform: "telegram",
+      chatId: "u1",
+      requesterId: "u1",
+      tool: "terminal",
+      summary: "ls",
+      createdAt: fixtures.now(),
+      expiresAt: fixtures.now() + 60_000,
+    });
+    await store.approvals.latestPending(session.key, fixtures.now());
+    await store.approvals.get("plan0001");
+    await store.approvals.decide("plan0001", { status: "approved", scope: "session", decidedBy: "u1", decidedAt: fixtures.now() });
+    await store.deliveries.enqueue({ platform: "telegram", chatId: "u1", text: "Run?", kind: "notice", buttons: [{ label: "Approve", value: "/approve plan0001" }] });
+    prototype.prepare = prepare;
+
+    const sqlite = new BetterSqlite3(file, { readonly: true });
+    try {
+      const plans = [...preparedSql].map((sql) => {
+        const placeholders = sql.match(/\?/g)?.length ?? 0;
+        return { sql, plan: sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array<null>(placeholders).fill(null)) as { detail: string }[] };
+      });
+      const scans = plans.flatMap(({ sql, plan }) => plan.filter((step) => step.detail.startsWith("SCAN ")).map((step) => `${step.detail} in: ${sql}`));
+      expect(preparedSql.size).toBeGreaterThan(8);
+      expect(scans).toEqual([]);
+      const latestPending = plans.find(({ sql }) => /from "approvals".*"expires_at" >/i.test(sql));
+      expect(latestPending?.plan.map((step) => step.detail).join("; ")).toContain("approvals_pending_by_session_key");
+      expect([...preparedSql].filter((sql) => /\blimit \?/i.test(sql))).toEqual([]);
+    } finally {
+      sqlite.close();
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import { createApprovalRepository, type ApprovalRepository } from "./approvals.js";
 import { retryingFunction, withBusyRetry, type BusyRetryPolicy } from "./busy-retry.js";
 import { createChatSettingsRepository, type ChatSettingsRepository } from "./chat-settings.js";
 import { createCompleteRun, type CompleteRun } from "./complete-run.js";
@@ -11,6 +12,7 @@ import { createSessionSearch, type SearchSessions } from "./search.js";
 import { createSessionRepository, type SessionRepository } from "./sessions.js";
 import { createSharedFileRepository, type SharedFileRepository } from "./shared-files.js";
 import type { StoreContext } from "./store-context.js";
+import { createStreamPartRepository, type StreamPartRepository } from "./stream-parts.js";
 import { createToolCheckpointRepository, type ToolCheckpointRepository } from "./tool-checkpoints.js";
 import { createUsageRepository, type UsageRepository } from "./usage.js";
 import type { WritableCheck } from "./writable-check.js";
@@ -34,6 +36,10 @@ export interface Store {
   memoryDocuments: MemoryDocumentRepository;
   /** Files that follow the deployment, not one machine (agent-made skills, hook state, session files); see shared-files.ts. */
   sharedFiles: SharedFileRepository;
+  /** The platform messages streamed replies occupy, so the final reply edits them (HERMES_STREAMING=edit). */
+  streamParts: StreamPartRepository;
+  /** Runs' requests to use a dangerous tool and their decisions (HERMES_APPROVAL). */
+  approvals: ApprovalRepository;
   /**
    * Atomically finishes a run: only while the inbound is still 'running' (or 'queued') it appends the messages, adds
    * the usage, enqueues the deliveries, drops the run's tool checkpoints and marks the inbound answered (or failed).
@@ -73,6 +79,8 @@ export function createStore(
     toolCheckpoints: retrying(createToolCheckpointRepository(ctx)),
     memoryDocuments: retrying(createMemoryDocumentRepository(ctx)),
     sharedFiles: retrying(createSharedFileRepository(ctx)),
+    streamParts: retrying(createStreamPartRepository(ctx)),
+    approvals: retrying(createApprovalRepository(ctx)),
     completeRun: retryingFunction(createCompleteRun(ctx), busyRetry),
     checkWritable,
     close,

@@ -80,6 +80,13 @@ export interface InboundTraceContext {
 
 export type DeliveryStatus = "pending" | "sent" | "failed";
 
+/** A button under a delivered message; pressing it sends `value` (at most 64 bytes) as the presser's message. */
+export interface DeliveryButton {
+  label: string;
+  value: string;
+  style?: "primary" | "danger";
+}
+
 export interface DeliveryRecord {
   id: number;
   /** Inbound message this answers (null for notices such as pairing codes). */
@@ -92,6 +99,8 @@ export interface DeliveryRecord {
   text: string;
   /** "reply" (agent answer), "notice" (command output, acknowledgements, errors). */
   kind: "reply" | "notice";
+  /** One row of buttons under the message; absent when it has none. */
+  buttons?: DeliveryButton[];
   status: DeliveryStatus;
   attempts: number;
   lastError?: string;
@@ -110,6 +119,45 @@ export type NewDelivery = Omit<
   DeliveryRecord,
   "id" | "status" | "attempts" | "lastError" | "createdAt" | "updatedAt" | "partsSent" | "nextAttemptAt" | "claimOwner" | "claimExpiresAt"
 >;
+
+export type ApprovalStatus = "pending" | "approved" | "denied" | "expired";
+
+/** "once": this call only; "session": every later call of the tool in the same conversation (session id). */
+export type ApprovalScope = "once" | "session";
+
+/** A run asking a person before it uses a dangerous tool. */
+export interface NewApproval {
+  /** 8 to 12 characters of [a-z0-9]: short enough for a button's value and a typed `/approve <id>`. */
+  id: string;
+  /** The run that asks. */
+  inboundId: number;
+  sessionKey: string;
+  sessionId: string;
+  platform: string;
+  chatId: string;
+  threadId?: string;
+  /** The only person who may decide. */
+  requesterId: string;
+  tool: string;
+  /** What the call would do, as shown to the person asked. */
+  summary: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export type ApprovalRecord = NewApproval & {
+  status: ApprovalStatus;
+  scope?: ApprovalScope;
+  decidedBy?: string;
+  decidedAt?: number;
+};
+
+export interface ApprovalDecision {
+  status: Exclude<ApprovalStatus, "pending">;
+  scope?: ApprovalScope;
+  decidedBy?: string;
+  decidedAt: number;
+}
 
 export interface UsageRecord {
   sessionId: string;

@@ -28,6 +28,8 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: "deliveries" },
   { name: "tool_checkpoints" },
   { name: "run_steps" },
+  { name: "stream_parts" },
+  { name: "approvals" },
   { name: "pairing_requests" },
   { name: "approved_users" },
   { name: "pairing_failures" },

@@ -31,6 +31,18 @@ function assistant(text: string): AssistantMessage {
   };
 }
 
+/** An approval granted for the whole group conversation. */
+const APPROVED_FOR_SESSION = {
+  id: "appr0002",
+  platform: "discord",
+  chatId: "chan-1",
+  requesterId: "7",
+  tool: "web_fetch",
+  summary: "https://example.org",
+  createdAt: FILLED_AT,
+  expiresAt: FILLED_AT + 300_000,
+} as const;
+
 function user(text: string): Message {
   return { role: "user", content: text, timestamp: FILLED_AT };
 }
@@ -103,6 +115,36 @@ async function fill(store: Store, file: string): Promise<FilledInstall> {
     durationMs: 12,
   });
   await store.toolCheckpoints.recordStep({ inboundId: running.id, step: 1, message: assistant("Let me look that up") });
+  await store.streamParts.record(running.id, 0, "discord-msg-1");
+  await store.streamParts.record(running.id, 1, "discord-msg-2");
+  await store.approvals.create({
+    id: "appr0001",
+    inboundId: running.id,
+    sessionKey: group.key,
+    sessionId: group.id,
+    platform: "discord",
+    chatId: "chan-1",
+    threadId: "thread-9",
+    requesterId: "7",
+    tool: "terminal",
+    summary: "rm -rf build/",
+    createdAt: FILLED_AT,
+    expiresAt: FILLED_AT + 300_000,
+  });
+  await store.approvals.create({ ...APPROVED_FOR_SESSION, inboundId: running.id, sessionKey: group.key, sessionId: group.id });
+  await store.approvals.decide(APPROVED_FOR_SESSION.id, { status: "approved", scope: "session", decidedBy: "7", decidedAt: FILLED_AT + 1_000 });
+  await store.deliveries.enqueue({
+    platform: "discord",
+    chatId: "chan-1",
+    threadId: "thread-9",
+    text: "Run terminal: rm -rf build/?",
+    kind: "notice",
+    buttons: [
+      { label: "Approve", value: "/approve appr0001", style: "primary" },
+      { label: "Approve for this conversation", value: "/approve appr0001 always" },
+      { label: "Deny", value: "/deny appr0001", style: "danger" },
+    ],
+  });
   const notice = await store.deliveries.enqueue({ platform: "slack", chatId: "C1", threadId: "171.5", text: "Your pairing code is ready", kind: "notice" });
   await store.deliveries.recordFailure(notice.id, "nobody", "rate limited", { final: false, retryAt: FILLED_AT + 60_000 });
 
@@ -155,6 +197,10 @@ export async function readFilledInstall(store: Store, filled: FilledInstall): Pr
     pairingFailures: await store.pairing.failuresSince("telegram", FILLED_AT - 1),
     chatSettings: await store.chatSettings.get("discord", "chan-1"),
     sharedFiles: await store.sharedFiles.changedSince(0, ["skills/", "attachments/"]),
+    streamParts: await store.streamParts.list(filled.runningInboundId),
+    approvals: await Promise.all(["appr0001", APPROVED_FOR_SESSION.id].map((id) => store.approvals.get(id))),
+    pendingApproval: await store.approvals.latestPending("agent:main:discord:group:chan-1:7", FILLED_AT),
+    granted: await store.approvals.grantedForSession(filled.groupSessionId, "web_fetch"),
     memory: await Promise.all((await store.memoryDocuments.list("")).map(async (key) => ({ key, document: await store.memoryDocuments.read(key) }))),
   };
 }

@@ -9,6 +9,7 @@ import { userDailyUsageMigration } from "./0007-user-daily-usage.js";
 import { searchOwnerMigration } from "./0008-search-owner.js";
 import { memoryDocumentsMigration } from "./0009-memory-documents.js";
 import { sharedFilesMigration } from "./0010-shared-files.js";
+import { streamingApprovalsMigration } from "./0012-streaming-approvals.js";
 
 /** Every schema version in order. Names sort in apply order; never rename or edit one that has shipped. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
@@ -22,7 +23,8 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ["0008_search_owner", searchOwnerMigration],
   ["0009_memory_documents", memoryDocumentsMigration],
   ["0010_shared_files", sharedFilesMigration],
-  // 0011 is PostgreSQL's own 0011_search_folded (pg/migrations): the next migration here, on both dialects, is 0012.
+  // 0011 is PostgreSQL's own 0011_search_folded (pg/migrations).
+  ["0012_streaming_approvals", streamingApprovalsMigration],
 ];
 
 export function migrationNames(): string[] {

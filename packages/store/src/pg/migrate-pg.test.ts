@@ -1,5 +1,5 @@
 import BetterSqlite3 from "better-sqlite3";
-import { Kysely, PostgresDialect, sql, SqliteDialect } from "kysely";
+import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect } from "kysely";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startPostgres, type TestPostgres } from "../../../../test/support/postgres-server.js";
@@ -7,7 +7,7 @@ import type { Database } from "../database.js";
 import { migrateToLatest } from "../migrate.js";
 import { int8AsNumber } from "./int8-types.js";
 import { migratePostgresToLatest } from "./migrate-pg.js";
-import { postgresMigrationNames } from "./migrations/index.js";
+import { postgresMigrationNames, postgresMigrationProvider } from "./migrations/index.js";
 
 let server: TestPostgres;
 let databaseCount = 0;
@@ -99,6 +99,9 @@ describe("PostgreSQL migrations", () => {
     expect(indexes.get("run_steps_by_inbound_step")).toMatch(/^CREATE UNIQUE INDEX .* \(inbound_id, step\)$/);
     expect(indexes.get("sessions_by_user")).toMatch(/USING btree \(platform, user_id, created_at\)$/);
     expect(indexes.get("messages_text_search")).toMatch(/USING gin \(text_search\)$/);
+    expect(indexes.get("stream_parts_pk")).toMatch(/^CREATE UNIQUE INDEX .* \(inbound_id, part\)$/);
+    expect(indexes.get("approvals_pending_by_session_key")).toMatch(/USING btree \(session_key, created_at\) WHERE \(status = 'pending'::text\)$/);
+    expect(indexes.get("approvals_by_session_tool")).toMatch(/USING btree \(session_id, tool\)$/);
     const plainIndexes = ["inbound_by_session_status", "deliveries_by_inbound", "sessions_by_parent", "tool_checkpoints_by_inbound"];
     for (const name of [...plainIndexes, "pairing_requests_by_user", "pairing_requests_by_expiry", "pairing_failures_by_time"]) {
       expect(indexes.has(name), name).toBe(true);
@@ -127,6 +130,27 @@ describe("PostgreSQL migrations", () => {
     const outcome = await migratePostgresToLatest(db);
     expect(outcome).toMatchObject({ ok: false, error: { kind: "newer_schema", unknownMigrations: ["0002_from_the_future"] } });
     expect(await appliedNames(db)).toEqual([...postgresMigrationNames(), "0002_from_the_future"].sort());
+  });
+
+  it("upgrade a database of the previous version in place: its deliveries have no buttons, and parts and approvals can be stored", async () => {
+    const { db } = await freshDatabase();
+    const names = postgresMigrationNames();
+    const previous = names[names.indexOf("0012_streaming_approvals") - 1] ?? "";
+    expect((await new Migrator({ db, provider: postgresMigrationProvider }).migrateTo(previous)).error).toBeUndefined();
+    const inbound = await db
+      .insertInto("inbound")
+      .values({ platform: "telegram", message_id: "m-1", session_key: null, status: "running", payload: "{}", received_at: 1, updated_at: 1, traceparent: null, tracestate: null })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    await sql`INSERT INTO deliveries (platform, chat_id, text, kind, status, created_at, updated_at) VALUES ('telegram', '42', 'old reply', 'reply', 'pending', 1, 1)`.execute(db);
+
+    expect(await migratePostgresToLatest(db)).toEqual({ ok: true, applied: ["0012_streaming_approvals"] });
+    expect(await db.selectFrom("deliveries").select(["text", "buttons"]).execute()).toEqual([{ text: "old reply", buttons: null }]);
+    await db.insertInto("stream_parts").values({ inbound_id: inbound.id, part: 0, message_id: "77", created_at: 2 }).execute();
+    await expect(db.insertInto("stream_parts").values({ inbound_id: inbound.id, part: 0, message_id: "78", created_at: 2 }).execute()).rejects.toThrow(/stream_parts_pk/);
+    // A part goes with its inbound.
+    await db.deleteFrom("inbound").where("id", "=", inbound.id).execute();
+    expect(await db.selectFrom("stream_parts").selectAll().execute()).toEqual([]);
   });
 
   it("report a failed migration as a value and leave none of it behind", async () => {

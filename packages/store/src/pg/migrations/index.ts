@@ -3,6 +3,7 @@ import { initialPostgresMigration } from "./0001-initial.js";
 import { memoryDocumentsPostgresMigration } from "./0009-memory-documents.js";
 import { sharedFilesPostgresMigration } from "./0010-shared-files.js";
 import { searchFoldedMigration } from "./0011-search-folded.js";
+import { streamingApprovalsPostgresMigration } from "./0012-streaming-approvals.js";
 
 /**
  * Every PostgreSQL schema version in order. Names sort in apply order; never rename or edit one that has shipped. A
@@ -12,8 +13,9 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ["0001_initial", initialPostgresMigration],
   ["0009_memory_documents", memoryDocumentsPostgresMigration],
   ["0010_shared_files", sharedFilesPostgresMigration],
-  // PostgreSQL only (SQLite's FTS5 tokenizer folds case and accents itself): SQLite's next migration is 0012.
+  // PostgreSQL only (SQLite's FTS5 tokenizer folds case and accents itself).
   ["0011_search_folded", searchFoldedMigration],
+  ["0012_streaming_approvals", streamingApprovalsPostgresMigration],
 ];
 
 export function postgresMigrationNames(): string[] {
