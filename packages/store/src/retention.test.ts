@@ -71,6 +71,74 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
       expect(await store.retention.prune({ now: fixtures.now(), days: 30 })).toEqual(NO_CHANGES);
     });
 
+    it("deletes the stream parts of streamed replies older than the window, in batches, with their inbound or alone", async () => {
+      const { store, file } = await fixtures.openNew();
+      const finished = await inbound(store, "old-finished", "answered");
+      const stuck = await inbound(store, "old-stuck", "running");
+      await store.streamParts.record(finished, 0, "finished-0");
+      for (let part = 0; part < 520; part += 1) await store.streamParts.record(stuck, part, `stuck-${part}`);
+      fixtures.advance(31 * DAY_MS);
+      const recent = await inbound(store, "recent", "running");
+      await store.streamParts.record(recent, 0, "recent-0");
+
+      const counts = await store.retention.prune({ now: fixtures.now(), days: 30 });
+      // The finished inbound's part went with it; the parts of the one still open went on their own.
+      expect(counts).toEqual({ ...NO_CHANGES, inbound: 1, streamParts: 520 });
+      expect(await store.streamParts.list(finished)).toEqual([]);
+      expect(await store.streamParts.list(stuck)).toEqual([]);
+      expect(await store.streamParts.list(recent)).toEqual(["recent-0"]);
+      expect(await count(file, "SELECT count(*) AS n FROM stream_parts")).toBe(1);
+    });
+
+    it("deletes decided and expired approvals older than the window, keeping grants of conversations still active", async () => {
+      const { store } = await fixtures.openNew();
+      const { session: active } = await store.sessions.getOrCreateActive(dmSession("alice"));
+      const { session: ended } = await store.sessions.getOrCreateActive(dmSession("bob"));
+      await store.sessions.end(ended.key);
+      const start = fixtures.now();
+      const approval = async (id: string, sessionId: string, expiresAt = start + 300_000): Promise<void> => {
+        await store.approvals.create({
+          id,
+          inboundId: 1,
+          sessionKey: "agent:main:telegram:dm:x",
+          sessionId,
+          platform: "telegram",
+          chatId: "x",
+          requesterId: "x",
+          tool: "terminal",
+          summary: "ls",
+          createdAt: fixtures.now(),
+          expiresAt,
+        });
+      };
+      const decide = (id: string, status: "approved" | "denied" | "expired", scope?: "once" | "session") =>
+        store.approvals.decide(id, { status, ...(scope === undefined ? {} : { scope }), decidedBy: "x", decidedAt: fixtures.now() });
+      await approval("denied01", active.id);
+      await decide("denied01", "denied");
+      await approval("onceold1", active.id);
+      await decide("onceold1", "approved", "once");
+      await approval("timedout", active.id);
+      await decide("timedout", "expired");
+      await approval("unanswer", active.id);
+      await approval("grantact", active.id);
+      await decide("grantact", "approved", "session");
+      await approval("grantend", ended.id);
+      await decide("grantend", "approved", "session");
+      // Asked long ago and still open: a window counts from expiry, not from the question.
+      await approval("longwait", active.id, start + 40 * DAY_MS);
+      fixtures.advance(31 * DAY_MS);
+      await approval("recent01", active.id, fixtures.now() + 300_000);
+      await decide("recent01", "denied");
+
+      expect(await store.retention.prune({ now: fixtures.now(), days: 30 })).toEqual({ ...NO_CHANGES, approvals: 5 });
+      const left = [];
+      for (const id of ["denied01", "onceold1", "timedout", "unanswer", "grantact", "grantend", "longwait", "recent01"]) {
+        if ((await store.approvals.get(id)) !== undefined) left.push(id);
+      }
+      expect(left).toEqual(["grantact", "longwait", "recent01"]);
+      expect(await store.approvals.grantedForSession(active.id, "terminal")).toBe(true);
+    });
+
     it("keeps deduplicating a recent message that the platform redelivers", async () => {
       const { store } = await fixtures.openNew();
       const id = await inbound(store, "update-7", "queued");

@@ -25,6 +25,10 @@ export interface RetentionCounts {
   messages: number;
   /** Shared files of sessions that no longer exist (attachments, saved tool output); only present when some went. */
   sessionFiles?: number;
+  /** Messages streamed replies occupied (their ids, not the messages); only present when some went. */
+  streamParts?: number;
+  /** Decided and expired approvals; only present when some went. */
+  approvals?: number;
 }
 
 export interface RetentionRepository {
@@ -181,6 +185,51 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
           ),
     );
 
+  const pruneStreamParts = (cutoff: number, signal?: AbortSignal): Promise<number> =>
+    deleteInBatches(signal, () =>
+      db
+        .deleteFrom("stream_parts")
+        .where(({ eb, refTuple, selectFrom }) =>
+          eb(
+            refTuple("inbound_id", "part"),
+            "in",
+            selectFrom("stream_parts").select(["inbound_id", "part"]).where("created_at", "<", cutoff).orderBy("inbound_id").orderBy("part").limit(BATCH).$asTuple("inbound_id", "part"),
+          ),
+        ),
+    );
+
+  /**
+   * Approvals finish by being decided or by expiring unanswered. A grant for the conversation stays while its session
+   * is active: "approve for this conversation" holds for as long as the conversation does.
+   */
+  const pruneApprovals = (cutoff: number, signal?: AbortSignal): Promise<number> =>
+    deleteInBatches(signal, () =>
+      db
+        .deleteFrom("approvals")
+        .where("id", "in", (eb) =>
+          eb
+            .selectFrom("approvals")
+            .select("approvals.id")
+            .where((w) =>
+              w.or([
+                w.and([w("approvals.status", "!=", "pending"), w("approvals.decided_at", "<", cutoff)]),
+                w.and([w("approvals.status", "=", "pending"), w("approvals.expires_at", "<", cutoff)]),
+              ]),
+            )
+            .where(({ and, eb: e, not, exists, selectFrom }) =>
+              not(
+                and([
+                  e("approvals.status", "=", "approved"),
+                  e("approvals.scope", "=", "session"),
+                  exists(selectFrom("sessions").select("sessions.id").whereRef("sessions.id", "=", "approvals.session_id").where("sessions.status", "=", "active")),
+                ]),
+              ),
+            )
+            .orderBy("approvals.id")
+            .limit(BATCH),
+        ),
+    );
+
   return {
     async prune(policy) {
       const cutoff = cutoffFor(policy.now, policy.days, "days");
@@ -192,7 +241,18 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
       const pairingFailures = await prunePairingFailures(cutoff, signal);
       const history = historyCutoff === undefined ? { sessions: 0, messages: 0 } : await pruneHistory(historyCutoff, signal);
       const sessionFiles = await pruneSessionFiles(cutoff, policy.days * DAY_MS, signal);
-      return { inbound, deliveries, pairingRequests, pairingFailures, ...history, ...(sessionFiles > 0 ? { sessionFiles } : {}) };
+      const streamParts = await pruneStreamParts(cutoff, signal);
+      const approvals = await pruneApprovals(cutoff, signal);
+      return {
+        inbound,
+        deliveries,
+        pairingRequests,
+        pairingFailures,
+        ...history,
+        ...(sessionFiles > 0 ? { sessionFiles } : {}),
+        ...(streamParts > 0 ? { streamParts } : {}),
+        ...(approvals > 0 ? { approvals } : {}),
+      };
     },
   };
 }
