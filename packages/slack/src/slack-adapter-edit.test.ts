@@ -98,7 +98,7 @@ describe("SlackAdapter.edit", () => {
       { ...ACTIONS_BLOCK, elements: [{ ...ACTIONS_BLOCK.elements[2], action_id: "hermes_btn_0" }] },
     ]);
     expect(await slack.edit({ chatId: "C1" }, ts, { text: "Run *terminal*?\n✅ Approved by <@U1>", format: "markdown" })).toEqual({ ok: true, messageId: ts });
-    expect(fake.posted[0]).toMatchObject({ text: "Run *terminal*?\n✅ Approved by <@U1>", blocks: [] });
+    expect(fake.posted[0]).toMatchObject({ text: "Run *terminal*?\n✅ Approved by <@U1>", blocks: [{ type: "section", text: { type: "mrkdwn", text: "Run *terminal*?\n✅ Approved by <@U1>" } }] });
     expect(fake.edits.map((edit) => [edit.ts, edit.text])).toEqual([
       [ts, "Run *terminal*?\n✅ Approved"],
       [ts, "Run *terminal*?\n✅ Approved by <@U1>"],

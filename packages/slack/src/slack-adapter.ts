@@ -195,15 +195,15 @@ export class SlackAdapter implements PlatformAdapter {
 
   /**
    * chat.update of a message the bot posted. Slack keeps a message's blocks (its old buttons) unless the update names
-   * new ones, so an edit without buttons sends an empty list, or for plain text sections that Slack shows unformatted
-   * (chat.update has no `mrkdwn: false`).
+   * new ones, so every edit names its blocks: the text in sections (mrkdwn, or plain_text shown unformatted, since
+   * chat.update has no `mrkdwn` switch and the message may have been posted with either), then the buttons, if any.
    */
   async edit(target: OutboundTarget, messageId: string, message: OutboundMessage): Promise<SendResult> {
     const client = this.app?.client;
     if (!client) return { ok: false, retryable: true, error: "the Slack adapter is not running" };
     const plain = message.format === "plain";
     const text = plain ? plainSlackText(message.text) : message.text;
-    const blocks = messageBlocks(text, !plain, message.buttons) ?? (plain ? sectionBlocks(text, false) : []);
+    const blocks = messageBlocks(text, !plain, message.buttons) ?? sectionBlocks(text, !plain);
     try {
       await client.chat.update({ channel: target.chatId, ts: messageId, text, blocks });
       return { ok: true, messageId };
