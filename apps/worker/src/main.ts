@@ -2,6 +2,7 @@ import path from "node:path";
 import { createAgentMetrics } from "@hermes/agent";
 import {
   openConfiguredStore,
+  approvalGateFor,
   BUNDLED_HOOKS_DIR,
   loadBullMq,
   GatewayHttpServer,
@@ -68,6 +69,8 @@ async function main(): Promise<number> {
       reviewerFor: (key, memory) => pool.reviewerFor(key, memory),
       beforeRun: sharedFiles && ((key, sessionId) => sharedFiles.sync.beforeRun(key, sessionId)),
       hooks: hooks as unknown as HookPort,
+      // The prompt goes out at once: the gateway delivers it while this run waits on the answer.
+      approvalGate: approvalGateFor(config, { approvals: store.approvals, deliveries: store.deliveries, announce: (inboundId) => host.repliesStored([inboundId]), logger }),
       dailyBudgetUsd: config.limits.dailyBudgetUsd,
       onBudgetRefused: (message) => budgetRefusals.inc(1, { platform: message.platform }),
       sessionScope: config.sessionScope,

@@ -59,6 +59,7 @@ export { ConsoleAdapter, CONSOLE_CHAT_ID, type ConsoleAdapterOptions } from "./c
 export { GatewayHttpServer, type HttpServerOptions } from "./http/http-server.js";
 export { listenIssue } from "./http/listen-issue.js";
 export { Gateway, type GatewayOptions, type AuthorizationResult } from "./core/gateway.js";
+export { approvalGateFor } from "./approval/approval-wiring.js";
 export { createRunProcessor, type RunProcessorOptions } from "./core/run-processor.js";
 export { sessionKeyFor, isSharedSession, DEFAULT_SESSION_SCOPE, type SessionScopeSettings } from "./core/session-key.js";
 export { parseCommand, type ParsedCommand } from "./core/command.js";

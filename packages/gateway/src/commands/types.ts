@@ -1,5 +1,6 @@
 import type { MemoryScope, MemoryScopeContents } from "@hermes/agent";
 import type { PersonInChats } from "../agent/memory-scopes.js";
+import type { ApprovalsPort } from "../approval/approval-types.js";
 import type { InboundMessage } from "../core/inbound.js";
 import type { GatewayStore, HookPort, RunQueuePort } from "../core/ports.js";
 import type { WithSessionLock } from "../runtime/command-session-lock.js";
@@ -36,6 +37,13 @@ export interface CommandContext {
   memory?: MemoryCommandsPort;
   /** HERMES_DAILY_BUDGET_USD, for /usage; absent when there is none. */
   dailyBudgetUsd?: number;
+  /** The approval requests, for /approve and /deny; absent when HERMES_APPROVAL=none. */
+  approvals?: ApprovalsPort;
+  /**
+   * For a button press (`message.action`): replaces the pressed message with `text` and no buttons; false when it
+   * could not (the platform cannot edit, or refused), and the command then answers with a message instead.
+   */
+  editPressedMessage?(text: string): Promise<boolean>;
 }
 
 /** What /memory, /forget and /new need: whose scope a message is in, erasing one, telling memory a session ended. */

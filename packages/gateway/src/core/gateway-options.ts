@@ -1,5 +1,6 @@
 import type { Logger } from "@hermes/agent";
 import type { CommandContext } from "../commands/types.js";
+import type { OutboundMessage, OutboundTarget } from "./adapter.js";
 import type { VoiceMessages } from "../media/voice-messages.js";
 import type { InboundMessage } from "./inbound.js";
 import type { IntakeLimitOptions, IntakeRefusal } from "./intake-limits.js";
@@ -28,6 +29,10 @@ export interface GatewayOptions {
   withSessionLock?: CommandContext["withSessionLock"];
   /** The memory scopes, for /memory and /forget. */
   memory?: CommandContext["memory"];
+  /** The approval requests (HERMES_APPROVAL), for /approve and /deny. */
+  approvals?: CommandContext["approvals"];
+  /** Edits a message the bot sent (through the platform's pacing); false when the platform cannot or refused. */
+  editMessage?: (platform: string, target: OutboundTarget, messageId: string, message: OutboundMessage) => Promise<boolean>;
   /** Transcribes voice notes and audio files (or says voice is not enabled) before a run is queued. */
   voice?: VoiceMessages;
   /** Called for each new (not duplicate) message, e.g. to count it. */

@@ -243,12 +243,23 @@ export class Gateway {
         sharedSession: isSharedSession(message, this.options.sessionScope),
         memory: this.options.memory,
         dailyBudgetUsd: this.options.limits?.dailyBudgetUsd,
+        approvals: this.options.approvals,
+        editPressedMessage: this.pressedMessageEditor(message),
       });
     } catch (error) {
       this.options.logger.error("command failed", { command: command.name, sessionKey: key, error });
       reply = `Sorry, /${command.name} failed. The error was logged for the bot's operator.`;
     }
-    await this.notice(message, reply);
+    // A command with nothing to add (a press whose prompt now shows the outcome) posts nothing.
+    if (reply !== "") await this.notice(message, reply);
+  }
+
+  private pressedMessageEditor(message: InboundMessage): ((text: string) => Promise<boolean>) | undefined {
+    const { editMessage } = this.options;
+    const pressed = message.action?.messageId;
+    if (!editMessage || pressed === undefined) return undefined;
+    const target = { chatId: message.chat.id, ...(message.threadId !== undefined && { threadId: message.threadId }) };
+    return (text) => editMessage(message.platform, target, pressed, { text, format: "markdown" });
   }
 
   /** Sends a short gateway message (command output, acknowledgement, pairing instructions) to the chat. */
@@ -271,7 +282,8 @@ export class Gateway {
 
   private targetOf(message: InboundMessage): { chatId: string; threadId?: string; replyToMessageId?: string } {
     // In groups a reply quotes the message it answers so the thread of conversation stays readable.
-    const replyTo = message.chat.type === "dm" ? undefined : message.replyToId ?? message.messageId;
+    // A button press has no message of its own to quote: its answer quotes the message the button is on.
+    const replyTo = message.chat.type === "dm" ? undefined : message.replyToId ?? message.action?.messageId ?? message.messageId;
     return { chatId: message.chat.id, threadId: message.threadId, replyToMessageId: replyTo };
   }
 

@@ -1,6 +1,8 @@
 import type { AnyToolDefinition, ContextCompressor, HermesAgent, Logger, MemoryManager } from "@hermes/agent";
 import type { Message } from "@mariozechner/pi-ai";
 import type { Store } from "@hermes/store";
+import type { createApprovalGate } from "../approval/approval-gate.js";
+import type { StreamUpdate } from "../streaming/stream-update.js";
 import type { InboundMessage } from "./inbound.js";
 import type { HookPort } from "./ports.js";
 import type { ConversationPeople } from "./run-personal-data.js";
@@ -33,6 +35,13 @@ export interface RunProcessorOptions {
   /** Called before the first run of a new session (e.g. to refresh the memory snapshot). */
   onSessionStart?(sessionId: string): Promise<void>;
   hooks: HookPort;
+  /** HERMES_APPROVAL: asks the person who wrote the message before each call of an approval tool. */
+  approvalGate?: ReturnType<typeof createApprovalGate>;
+  /**
+   * HERMES_STREAMING=edit: takes the reply as it is written (the gateway's presenter in its own process, the Redis
+   * channel from a worker). The final reply still goes through the outbox and replaces what was shown.
+   */
+  streamTo?(update: StreamUpdate): void;
   /** HERMES_DAILY_BUDGET_USD: once the sender's cost today reaches it, their messages are answered without the model. */
   dailyBudgetUsd?: number;
   /** Called for each message answered without the model because its sender's daily budget was reached, e.g. to count it. */

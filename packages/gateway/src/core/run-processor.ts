@@ -9,6 +9,8 @@ import { noVisionNotice } from "../attachments/no-vision-notice.js";
 import { withoutImageData } from "../attachments/transcript-images.js";
 import { budgetReachedReply, dailyBudgetStatus } from "./daily-budget.js";
 import { hookCallbacks } from "./hook-callbacks.js";
+import { runCallbacks } from "./run-callbacks.js";
+import { createStreamPublisher } from "../streaming/stream-publisher.js";
 import { runCheckpoints } from "./run-checkpoints.js";
 import { peopleOf, runPersonalData, senderOf } from "./run-personal-data.js";
 import type { InboundMessage } from "./inbound.js";
@@ -154,6 +156,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
       shared: isSharedSession(message, options.sessionScope),
       logger,
     });
+    const stream = options.streamTo && createStreamPublisher({ inboundId: record.id, target: replyTarget(message), publish: options.streamTo, logger });
     const result = await agent.run(input.content, {
       history,
       sessionId: session.id,
@@ -166,12 +169,16 @@ export function createRunProcessor(options: RunProcessorOptions) {
         sessionKey: key,
         personalData: runPersonalData(peopleOf(message, history), memory?.manager),
       },
-      callbacks: hookCallbacks(options.hooks, base, now),
+      callbacks: runCallbacks({
+        hooks: hookCallbacks(options.hooks, base, now),
+        approval: options.approvalGate?.({ inboundId: record.id, sessionKey: key, sessionId: session.id, message, target: replyTarget(message), signal }),
+        stream: stream?.callbacks,
+      }),
       compressor: options.compressorFor?.(key),
       checkpoints: await runCheckpoints(options.store, record, logger),
       memory: memory?.manager,
       memoryTools: memory?.tools,
-    });
+    }).finally(() => stream?.stop());
 
     if (result.stopReason === "ABORT" && handedOver(signal)) {
       // Cut short by a shutdown or a lost lease, not by the person: leave the message 'running' so it is answered
@@ -271,14 +278,15 @@ function handedOver(signal: AbortSignal): boolean {
 }
 
 function reply(record: InboundRecord, message: InboundMessage, text: string): NewDelivery {
+  return { inboundId: record.id, sessionKey: record.sessionKey, ...replyTarget(message), text, kind: "reply" };
+}
+
+/** Where a run's replies go: in groups they quote the message they answer. */
+function replyTarget(message: InboundMessage): Pick<NewDelivery, "platform" | "chatId" | "threadId" | "replyToMessageId"> {
   return {
-    inboundId: record.id,
-    sessionKey: record.sessionKey,
     platform: message.platform,
     chatId: message.chat.id,
     threadId: message.threadId,
     replyToMessageId: message.chat.type === "dm" ? undefined : message.replyToId ?? message.messageId,
-    text,
-    kind: "reply",
   };
 }

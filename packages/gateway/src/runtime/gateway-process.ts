@@ -33,6 +33,8 @@ import { compressSessionNow } from "./compress-now.js";
 import { sharedFilesFor } from "../shared-files/shared-files-wiring.js";
 import { claimTakeover, createPlatformDuty } from "./platform-duty.js";
 import { gatewayVoiceMessages } from "../media/voice-wiring.js";
+import { approvalToolsOf } from "../approval/approval-wiring.js";
+import { messageEditor } from "./message-editor.js";
 
 /** Replies still get this long to go out at shutdown even when runs get no drain (a failed start). */
 const SHUTDOWN_FLUSH_MIN_MS = 2_000;
@@ -156,6 +158,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   });
   const gateway = new Gateway({
     memory,
+    approvals: approvalToolsOf(config).size > 0 ? store.approvals : undefined,
+    editMessage: messageEditor(adapters, pacer, logger),
     voice: gatewayVoiceMessages(config, logger, options.metrics),
     markDone,
     onAccepted: (message) => metrics.received.inc(1, { platform: message.platform }),

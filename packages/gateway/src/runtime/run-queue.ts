@@ -4,6 +4,7 @@ import { createAgentPool, type AgentPool } from "../agent/create-agent.js";
 import type { ConfigIssue } from "../config/errors.js";
 import type { GatewayConfig } from "../config/gateway-config.js";
 import type { HookPort } from "../core/ports.js";
+import { approvalGateFor } from "../approval/approval-wiring.js";
 import { createRunProcessor } from "../core/run-processor.js";
 import { InlineQueue } from "../queue/inline-queue.js";
 import { InMemorySessionLock } from "../queue/session-lock.js";
@@ -72,6 +73,8 @@ export async function createRunQueue(
     reviewerFor: (key, memory) => pool.reviewerFor(key, memory),
     beforeRun: sharedFiles && ((key, sessionId) => sharedFiles.beforeRun(key, sessionId)),
     hooks: deps.hooks,
+    // The prompt goes out at once: the run waits on the answer, in this process's queue.
+    approvalGate: approvalGateFor(config, { approvals: deps.store.approvals, deliveries: deps.store.deliveries, announce: (inboundId) => queue.repliesStored(inboundId), logger: deps.logger }),
     dailyBudgetUsd: config.limits.dailyBudgetUsd,
     onBudgetRefused: (message) => budgetRefusals.inc(1, { platform: message.platform }),
     // Called only while a run is under way, so after `queue` below exists.

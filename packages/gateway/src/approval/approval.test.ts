@@ -1,0 +1,211 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { silentLogger, type ToolStartEvent } from "@hermes/agent";
+import { openStore, type Store } from "@hermes/store";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { CommandContext } from "../commands/types.js";
+import { findCommand } from "../commands/registry.js";
+import type { InboundMessage } from "../core/inbound.js";
+import { inbound } from "../core/testing.js";
+import { RunAbortedError } from "../queue/types.js";
+import { createApprovalGate } from "./approval-gate.js";
+import type { ApprovalsPort } from "./approval-types.js";
+
+let home: string;
+let store: Store;
+let clock: number;
+let announced: number[];
+let inboundId: number;
+
+const SESSION_KEY = "agent:main:telegram:dm:100";
+const asker = inbound({ text: "list the files" });
+
+beforeEach(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), "hermes-approval-"));
+  store = await openStore({ file: path.join(home, "state.db") });
+  clock = 1_700_000_000_000;
+  announced = [];
+  inboundId = (await store.inbound.recordIfNew({ platform: "telegram", messageId: "m1", payload: JSON.stringify(asker), sessionKey: SESSION_KEY, status: "running" })).record.id;
+});
+afterEach(async () => {
+  await store.close();
+  await rm(home, { recursive: true, force: true });
+});
+
+function gate(approvals: ApprovalsPort = store.approvals, tools = ["terminal"]) {
+  return createApprovalGate({
+    approvals,
+    deliveries: store.deliveries,
+    tools: new Set(tools),
+    timeoutMs: 60_000,
+    announce: (id) => announced.push(id),
+    logger: silentLogger,
+    now: () => clock,
+    pollMs: 2,
+  });
+}
+
+function run(signal: AbortSignal = new AbortController().signal, sessionId = "s1") {
+  return { inboundId, sessionKey: SESSION_KEY, sessionId, message: asker, target: { platform: "telegram", chatId: "100" }, signal };
+}
+
+const terminalCall: ToolStartEvent = { step: 1, toolCallId: "c1", toolName: "terminal", arguments: { command: "ls -la ```x```" } };
+
+async function command(name: "approve" | "deny", args: string, from: InboundMessage, editPressedMessage?: (text: string) => Promise<boolean>): Promise<string> {
+  const definition = findCommand(name);
+  if (!definition) throw new Error(`no /${name}`);
+  const unused = async (): Promise<never> => {
+    throw new Error("not used by /approve or /deny");
+  };
+  const context: CommandContext = {
+    message: from,
+    sessionKey: SESSION_KEY,
+    args,
+    store,
+    queue: { enqueue: unused, stop: unused },
+    hooks: { emit: unused },
+    now: () => clock,
+    models: { primary: "test/model" },
+    checkModel: () => undefined,
+    resubmit: unused,
+    withSessionLock: unused,
+    compress: unused,
+    followUp: unused,
+    authorization: "allowlist",
+    sharedSession: false,
+    approvals: store.approvals,
+    ...(editPressedMessage && { editPressedMessage }),
+  };
+  return definition.run(context);
+}
+
+/** Waits until the gate's prompt is in the outbox and returns it. */
+async function prompt() {
+  for (let i = 0; i < 500; i += 1) {
+    const notice = (await store.deliveries.pending()).find((d) => d.buttons !== undefined);
+    if (notice) return notice;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  throw new Error("no approval prompt was queued");
+}
+
+describe("asking before a tool call", () => {
+  it("lets other tools through without asking", async () => {
+    expect(await gate()(run())({ ...terminalCall, toolName: "think", arguments: {} })).toBeUndefined();
+    expect(await store.deliveries.pending()).toEqual([]);
+  });
+
+  it("sends the command with three buttons, and runs it once the person who asked approves", async () => {
+    const decision = gate()(run())(terminalCall);
+    const sent = await prompt();
+    expect(sent.kind).toBe("notice");
+    expect(sent.inboundId).toBe(inboundId);
+    expect(announced).toEqual([inboundId]);
+    // The command shows in a fence longer than the backticks inside it.
+    expect(sent.text).toContain("````\nls -la ```x```\n````");
+    const id = /\/approve ([a-z0-9]+)/.exec(sent.buttons?.[0]?.value ?? "")?.[1] ?? "";
+    expect(sent.buttons).toEqual([
+      { label: "Approve", value: `/approve ${id}`, style: "primary" },
+      { label: "Approve for this conversation", value: `/approve ${id} always` },
+      { label: "Deny", value: `/deny ${id}`, style: "danger" },
+    ]);
+    expect(await command("approve", "", inbound({ user: { id: "8" } }))).toBe("Only the person whose message started this can answer it.");
+    expect(await command("approve", "", asker)).toBe("Approved: the `terminal` call runs now.");
+    expect(await decision).toBeUndefined();
+    expect(await command("deny", id, asker)).toBe("This request was already approved.");
+  });
+
+  it("tells the model the call was denied", async () => {
+    const decision = gate()(run())(terminalCall);
+    const id = /\/deny ([a-z0-9]+)/.exec((await prompt()).buttons?.[2]?.value ?? "")?.[1] ?? "";
+    expect(await command("deny", id, asker)).toBe("Denied: the `terminal` call will not run.");
+    expect(await decision).toEqual({ block: true, reason: expect.stringContaining("denied this terminal call") });
+  });
+
+  it("counts no answer within the timeout as a denial, and says so in the chat", async () => {
+    const decision = gate()(run())(terminalCall);
+    await prompt();
+    clock += 60_000;
+    expect(await decision).toEqual({ block: true, reason: expect.stringContaining("did not answer the approval request within 1 minute") });
+    const texts = (await store.deliveries.pending()).map((d) => d.text);
+    expect(texts).toContain("No answer within 1 minute: the `terminal` call was not run.");
+    expect(await command("approve", "", asker)).toBe(NOTHING);
+  });
+
+  it("asks once per conversation after 'Approve for this conversation'", async () => {
+    const first = gate()(run())(terminalCall);
+    const always = (await prompt()).buttons?.[1]?.value ?? "";
+    expect(await command("approve", always.replace("/approve ", ""), asker)).toBe("Approved for this conversation: `terminal` calls run without asking until /new.");
+    expect(await first).toBeUndefined();
+    expect(await gate()(run())({ ...terminalCall, toolCallId: "c2" })).toBeUndefined();
+    expect((await store.deliveries.pending()).filter((d) => d.buttons !== undefined)).toHaveLength(1);
+    // A new conversation (another session id) asks again.
+    const fresh = gate()(run(new AbortController().signal, "s2"))(terminalCall);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await store.deliveries.pending()).filter((d) => d.buttons !== undefined)).toHaveLength(2);
+    await command("deny", "", asker);
+    expect(await fresh).toMatchObject({ block: true });
+  });
+
+  it("closes the request when the person stops the run, but keeps it for the re-run after a shutdown", async () => {
+    const stopped = new AbortController();
+    const decision = gate()(run(stopped.signal))(terminalCall);
+    await prompt();
+    stopped.abort(new RunAbortedError("stop"));
+    expect(await decision).toEqual({ block: true, reason: expect.stringContaining("stopped") });
+    expect(await command("approve", "", asker)).toBe(NOTHING);
+
+    const shutdown = new AbortController();
+    const interrupted = gate()(run(shutdown.signal))({ ...terminalCall, arguments: { command: "pwd" } });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    shutdown.abort(new RunAbortedError("shutdown"));
+    await interrupted;
+    const prompts = (await store.deliveries.pending()).filter((d) => d.buttons !== undefined).length;
+    const rerun = gate()(run())({ ...terminalCall, arguments: { command: "pwd" } });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The re-run waits on the request already in the chat instead of asking twice.
+    expect((await store.deliveries.pending()).filter((d) => d.buttons !== undefined)).toHaveLength(prompts);
+    expect(await command("approve", "", asker)).toBe("Approved: the `terminal` call runs now.");
+    expect(await rerun).toBeUndefined();
+  });
+
+  it("refuses the call when asking fails, instead of running it unasked", async () => {
+    const broken: ApprovalsPort = { ...store.approvals, create: () => Promise.reject(new Error("database is away")) };
+    expect(await gate(broken)(run())(terminalCall)).toEqual({ block: true, reason: expect.stringContaining("could not be asked") });
+  });
+});
+
+const NOTHING = "Nothing here is waiting for your approval.";
+
+describe("/approve and /deny", () => {
+  it("edits a pressed prompt to show the outcome and posts nothing more", async () => {
+    const decision = gate()(run())(terminalCall);
+    const id = /\/approve ([a-z0-9]+)/.exec((await prompt()).buttons?.[0]?.value ?? "")?.[1] ?? "";
+    const edits: string[] = [];
+    const press = inbound({ text: `/approve ${id}`, action: { messageId: "55" } });
+    expect(await command("approve", id, press, async (text) => (edits.push(text), true))).toBe("");
+    expect(edits).toEqual([expect.stringMatching(/^\*\*`terminal` call\*\*\n````\nls -la ```x```\n````\nApproved: the `terminal` call runs now\.$/)]);
+    expect(await decision).toBeUndefined();
+  });
+
+  it("answers in the chat when the pressed prompt cannot be edited", async () => {
+    const decision = gate()(run())(terminalCall);
+    await prompt();
+    expect(await command("deny", "", inbound({ action: { messageId: "55" } }), async () => false)).toBe("Denied: the `terminal` call will not run.");
+    await decision;
+  });
+
+  it("treats a request of another chat as unknown", async () => {
+    const decision = gate()(run())(terminalCall);
+    const id = /\/approve ([a-z0-9]+)/.exec((await prompt()).buttons?.[0]?.value ?? "")?.[1] ?? "";
+    expect(await command("approve", id, inbound({ chat: { id: "200" } }))).toBe(NOTHING);
+    expect(await command("approve", "", asker)).toMatch(/^Approved/);
+    await decision;
+  });
+
+  it("says when nothing waits", async () => {
+    expect(await command("approve", "", asker)).toBe(NOTHING);
+    expect(await command("deny", "abcdef123456", asker)).toBe(NOTHING);
+  });
+});
