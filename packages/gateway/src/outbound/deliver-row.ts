@@ -1,10 +1,12 @@
 import type { Logger } from "@hermes/agent";
-import type { OutboundTarget, PlatformAdapter } from "../core/adapter.js";
+import type { OutboundTarget, PlatformAdapter, SendResult } from "../core/adapter.js";
 import { chunkMarkdown } from "./chunk-markdown.js";
-import type { DeliveryRecordLike, DeliveryStoreLike } from "./delivery-types.js";
+import { canEdit, editingInPlace } from "../streaming/edit-in-place.js";
+import { EMPTY_PART } from "../streaming/stream-layout.js";
+import type { DeliveryRecordLike, DeliveryStoreLike, StreamedRepliesLike } from "./delivery-types.js";
 import { failureNoticeText, shortFailureReason } from "./failure-notice.js";
 import type { SendPacer } from "./pacer-types.js";
-import { pacedSend, sendChunk, type RetryPolicy } from "./send-chunk.js";
+import { pacedSend, sendChunk, type PartSend, type RetryPolicy } from "./send-chunk.js";
 
 /**
  * What became of one claimed delivery: "pending" (retried later), "deferred" (waits out a rate limit, not counted as
@@ -29,6 +31,8 @@ export interface DeliveryRules {
   retryAt: (attempts: number) => number;
   /** Aborted when the service stops: pacer waits end and nothing more is sent. */
   signal: AbortSignal;
+  /** Streamed replies, whose messages a reply's delivery edits into the final answer; without it every part is sent. */
+  streams?: StreamedRepliesLike;
 }
 
 interface Failure {
@@ -74,11 +78,25 @@ export async function sendDelivery(rules: DeliveryRules, adapter: PlatformAdapte
 async function sendParts(rules: DeliveryRules, adapter: PlatformAdapter, delivery: DeliveryRecordLike, partsSent: number, claimLost: () => boolean): Promise<RowResult> {
   const chunks = chunkMarkdown(delivery.text, adapter.textLimit);
   if (chunks.length === 0) return fail(rules, adapter, delivery, { error: "the text is empty", retryable: false, userReason: "it was empty" }, 0);
+  const streamed = await streamedMessages(rules, adapter, delivery);
+  if (!streamed.ok) return fail(rules, adapter, delivery, { error: streamed.error, retryable: true, userReason: "its streamed messages could not be read" }, partsSent);
+  // Parts below `editable` replace the text of a streamed message; the others are sent. A streamed message that cannot
+  // be edited (deleted) ends the editing: that part and the rest go out as new messages.
+  let editable = streamed.ids.length;
+  let leftoverFrom = chunks.length;
   for (let index = Math.min(partsSent, chunks.length); index < chunks.length; index += 1) {
     if (claimLost()) return lost(rules, delivery);
+    const part = partSend(rules, delivery, index, index === chunks.length - 1);
+    const messageId = index < editable ? streamed.ids[index] : undefined;
+    let result = messageId === undefined ? undefined : await editPart(rules, adapter, delivery, messageId, chunks[index] ?? "", part);
+    if (result && !result.ok && !result.retryable && !rules.signal.aborted) {
+      rules.logger.warn("could not edit a streamed message; the rest of the reply goes out as new messages", { deliveryId: delivery.id, part: index + 1, error: result.error });
+      editable = index;
+      leftoverFrom = index + 1;
+      result = undefined;
+    }
     // Only the first message of a reply quotes the message it answers.
-    const part = { pacer: rules.pacer, idempotencyKey: partIdempotencyKey(delivery.id, index + 1), signal: rules.signal };
-    const result = await sendChunk(adapter, targetFor(delivery, index === 0), chunks[index] ?? "", rules.retry, part, rules.logger);
+    result ??= await sendChunk(adapter, targetFor(delivery, index === 0), chunks[index] ?? "", rules.retry, part, rules.logger);
     if (!result.ok) {
       if (rules.signal.aborted) return { attempt: "pending" };
       const where = chunks.length > 1 ? `part ${index + 1} of ${chunks.length}: ` : "";
@@ -88,14 +106,61 @@ async function sendParts(rules: DeliveryRules, adapter: PlatformAdapter, deliver
     }
     if (index + 1 < chunks.length && !(await recordPart(rules, delivery, index + 1))) return lost(rules, delivery);
   }
+  await blankLeftovers(rules, adapter, delivery, streamed.ids.slice(leftoverFrom));
   try {
     if (!(await rules.store.markSent(delivery.id, rules.owner))) return lost(rules, delivery);
   } catch (error) {
     rules.logger.error("could not mark a delivery sent", { deliveryId: delivery.id, error });
     return { attempt: "unsettled", partsSent: chunks.length };
   }
+  if (streamed.ids.length > 0 && delivery.inboundId !== undefined) await forgetStreamed(rules, delivery.inboundId);
   rules.logger.debug("delivered", { deliveryId: delivery.id, platform: delivery.platform, chatId: delivery.chatId, chunks: chunks.length });
   return { attempt: "sent" };
+}
+
+function partSend(rules: DeliveryRules, delivery: DeliveryRecordLike, index: number, last: boolean): PartSend {
+  const part: PartSend = { pacer: rules.pacer, idempotencyKey: partIdempotencyKey(delivery.id, index + 1), signal: rules.signal };
+  if (last && delivery.buttons !== undefined && delivery.buttons.length > 0) part.buttons = delivery.buttons;
+  return part;
+}
+
+/** The messages the reply was streamed into: this process's stream if it showed one, else the ones recorded. */
+async function streamedMessages(rules: DeliveryRules, adapter: PlatformAdapter, delivery: DeliveryRecordLike): Promise<{ ok: true; ids: string[] } | { ok: false; error: string }> {
+  if (!rules.streams || delivery.kind !== "reply" || delivery.inboundId === undefined || !canEdit(adapter)) return { ok: true, ids: [] };
+  try {
+    const shown = await rules.streams.finish(delivery.inboundId);
+    return { ok: true, ids: shown.length > 0 ? shown : await rules.streams.stored(delivery.inboundId) };
+  } catch (error) {
+    // Sending without them would show the answer twice: the streamed messages stay and a new copy follows.
+    rules.logger.error("could not read a reply's streamed messages", { deliveryId: delivery.id, error });
+    return { ok: false, error: `could not read the streamed messages: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+/** Replaces a streamed message's text with its final part, paced and retried exactly like a send. */
+function editPart(rules: DeliveryRules, adapter: PlatformAdapter, delivery: DeliveryRecordLike, messageId: string, chunk: string, part: PartSend): Promise<SendResult> {
+  if (!canEdit(adapter)) return Promise.resolve({ ok: false, retryable: false, error: "the adapter cannot edit messages" });
+  return sendChunk(editingInPlace(adapter, messageId), targetFor(delivery, false), chunk, rules.retry, part, rules.logger);
+}
+
+/** Streamed messages the final answer does not need any more; best effort, the answer is out already. */
+async function blankLeftovers(rules: DeliveryRules, adapter: PlatformAdapter, delivery: DeliveryRecordLike, messageIds: string[]): Promise<void> {
+  for (const [offset, messageId] of messageIds.entries()) {
+    if (rules.signal.aborted) return;
+    const part = { pacer: rules.pacer, idempotencyKey: `d${delivery.id}x${offset + 1}`, signal: rules.signal };
+    const result = await editPart(rules, adapter, delivery, messageId, EMPTY_PART, part);
+    if (result.ok) continue;
+    if (result.retryAfterMs !== undefined) rules.pacer.pause(adapter.platform, delivery.chatId, Math.max(0, result.retryAfterMs));
+    rules.logger.warn("could not clear a streamed message the reply no longer needs", { deliveryId: delivery.id, messageId, error: result.error });
+  }
+}
+
+async function forgetStreamed(rules: DeliveryRules, inboundId: number): Promise<void> {
+  try {
+    await rules.streams?.clear(inboundId);
+  } catch (error) {
+    rules.logger.warn("could not forget a sent reply's streamed messages; retention removes them", { inboundId, error });
+  }
 }
 
 function targetFor(delivery: DeliveryRecordLike, quoting: boolean): OutboundTarget {

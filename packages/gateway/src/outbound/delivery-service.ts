@@ -5,7 +5,7 @@ import type { PlatformAdapter } from "../core/adapter.js";
 import { ChatLanes, chatLaneKey } from "./chat-lanes.js";
 import { deliveryRetryDelayMs, sendDelivery, type DeliveryAttempt, type DeliveryRules } from "./deliver-row.js";
 import { tracedDeliveryAttempt } from "./delivery-span.js";
-import type { DeliveryOutcome, DeliveryRecordLike, DeliveryStoreLike, FlushSummary, InboundTraceStoreLike } from "./delivery-types.js";
+import type { DeliveryOutcome, DeliveryRecordLike, DeliveryStoreLike, FlushSummary, InboundTraceStoreLike, StreamedRepliesLike } from "./delivery-types.js";
 import { UNPACED, type SendPacer } from "./pacer-types.js";
 
 export interface DeliveryServiceOptions {
@@ -40,6 +40,8 @@ export interface DeliveryServiceOptions {
   onDeferred?: (delivery: DeliveryRecordLike) => void;
   /** The inbound messages, whose saved trace context each reply's delivery joins; without it each starts its own. */
   inbound?: InboundTraceStoreLike;
+  /** Replies streamed by message edits: their delivery edits the streamed messages into the answer (never a second copy). */
+  streams?: StreamedRepliesLike;
 }
 
 // A store that never empties (a bug) must not keep one flush claiming by itself forever; polls and new replies go on.
@@ -99,6 +101,7 @@ export class DeliveryService {
       retryAt: (attempts) => this.now() + deliveryRetryDelayMs(attempts, options.random ?? Math.random),
       signal: this.stopping.signal,
     };
+    if (options.streams) this.rules.streams = options.streams;
   }
 
   /**

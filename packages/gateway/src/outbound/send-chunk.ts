@@ -1,5 +1,5 @@
 import type { Logger } from "@hermes/agent";
-import type { OutboundMessage, OutboundTarget, PlatformAdapter, SendResult } from "../core/adapter.js";
+import type { OutboundButton, OutboundMessage, OutboundTarget, PlatformAdapter, SendResult } from "../core/adapter.js";
 import type { SendPacer } from "./pacer-types.js";
 
 export interface RetryPolicy {
@@ -17,6 +17,8 @@ export interface PartSend {
   idempotencyKey: string;
   /** Aborts a wait for the pacer (the service is stopping). */
   signal?: AbortSignal;
+  /** Shown under this part (a delivery's buttons go with its last part). */
+  buttons?: OutboundButton[];
 }
 
 const BASE_DELAY_MS = 500;
@@ -75,7 +77,8 @@ export async function sendChunk(
   part: PartSend,
   logger: Logger,
 ): Promise<SendResult> {
-  let message: OutboundMessage = { ...formatted(adapter, chunk, logger), idempotencyKey: part.idempotencyKey };
+  const buttons = part.buttons !== undefined && part.buttons.length > 0 ? { buttons: part.buttons } : {};
+  let message: OutboundMessage = { ...formatted(adapter, chunk, logger), idempotencyKey: part.idempotencyKey, ...buttons };
   let retryableFailures = 0;
   for (;;) {
     const result = await pacedSend(adapter, target, message, part);
@@ -87,7 +90,7 @@ export async function sendChunk(
     if (!result.retryable && !result.ambiguous) {
       if (message.format === "plain") return result;
       logger.warn("platform rejected formatted text; retrying as plain text", { platform: adapter.platform, error: result.error });
-      message = { text: chunk, format: "plain", idempotencyKey: part.idempotencyKey };
+      message = { text: chunk, format: "plain", idempotencyKey: part.idempotencyKey, ...buttons };
       continue;
     }
     if (result.retryAfterMs !== undefined) return { ...result, retryable: true };
