@@ -154,3 +154,27 @@ describe("Discord adapter button presses", () => {
     expect(warnings).toContain("could not acknowledge a Discord button press");
   });
 });
+
+describe("Discord adapter buttons on a slash command's answer", () => {
+  it("sends the buttons through the interaction and edits that answer through its token", async () => {
+    await startAdapter();
+    const guild = fake.addGuild({ name: "Lab", channels: ["general"] });
+    const general = guild.channels.general ?? "";
+    const ada = fake.addUser("ada");
+    const command = fake.runSlashCommand(ada, "retry", { channelId: general });
+    await fake.waitFor(() => received.length === 1 && command.callbacks.length === 1, "the slash command");
+    const inbound = received[0];
+    const target = { chatId: inbound?.chat.id ?? "", ...(inbound?.replyToId ? { replyToMessageId: inbound.replyToId } : {}) };
+
+    const prompt = await adapter.send(target, { text: "Run `rm -rf build`?", format: "markdown", buttons: APPROVAL_BUTTONS });
+    expect(prompt.ok).toBe(true);
+    const id = prompt.ok ? (prompt.messageId ?? "") : "";
+    expect(await adapter.edit?.(target, id, { text: "Run `rm -rf build`?\nDenied.", format: "markdown" })).toEqual({ ok: true, messageId: id });
+
+    expect(command.replies.map((r) => [r.kind, r.messageId, r.content, r.components.length])).toEqual([
+      ["edit", id, "Run `rm -rf build`?", 1],
+      ["edit", id, "Run `rm -rf build`?\nDenied.", 0],
+    ]);
+    expect(fake.sent).toEqual([]);
+  });
+});

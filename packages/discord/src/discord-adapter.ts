@@ -13,6 +13,7 @@ import {
 } from "@hermes/gateway";
 import { isTrustedAttachmentUrl } from "./attachment-kind.js";
 import { acceptButtonPresses } from "./button-intake.js";
+import { componentsOf } from "./buttons.js";
 import { logClientWarnings, logRateLimits } from "./connection-log.js";
 import { downloadAttachments } from "./download-attachments.js";
 import { editChannelMessage, isEditRequest } from "./edit-message.js";
@@ -137,7 +138,7 @@ class DiscordAdapter implements PlatformAdapter {
     const interactionId = interactionIdOf(target);
     if (interactionId === undefined) return this.sendToChannel(target, message);
     try {
-      const id = await this.interactions.reply(interactionId, message.text, message.idempotencyKey);
+      const id = await this.interactions.reply(interactionId, message.text, message.idempotencyKey, componentsOf(message.buttons));
       if (id !== undefined) {
         this.sentIds.add(id);
         return { ok: true, messageId: id };
@@ -168,8 +169,15 @@ class DiscordAdapter implements PlatformAdapter {
   }
 
   async edit(target: OutboundTarget, messageId: string, message: OutboundMessage): Promise<SendResult> {
-    const where = interactionIdOf(target) === undefined ? target : channelTargetOf(target);
-    return editChannelMessage(this.rest, channelOf(where), messageId, message);
+    const interactionId = interactionIdOf(target);
+    if (interactionId === undefined) return editChannelMessage(this.rest, channelOf(target), messageId, message);
+    try {
+      // A slash command's answers are the interaction's messages, editable (an ephemeral one only) through its token.
+      if (await this.interactions.edit(interactionId, messageId, message.text, componentsOf(message.buttons))) return { ok: true, messageId };
+    } catch (error) {
+      this.logger.warn("could not edit a Discord slash command's answer through its interaction; editing it in the channel", { interactionId, error });
+    }
+    return editChannelMessage(this.rest, channelOf(channelTargetOf(target)), messageId, message);
   }
 
   async sendTyping(target: OutboundTarget): Promise<void> {

@@ -7,6 +7,7 @@ function recordingReplier(): InteractionReplier & { calls: string[] } {
     calls,
     editReply: async (text) => (calls.push(`edit:${text}`), `m${calls.length}`),
     followUp: async (text) => (calls.push(`follow:${text}`), `m${calls.length}`),
+    edit: async (messageId, text, components) => void calls.push(`change:${messageId}:${text}:${components.length}`),
   };
 }
 
@@ -19,6 +20,18 @@ describe("PendingInteractions", () => {
     expect(await pending.reply("i1", "part two", "d1p1")).toBe("m2");
     expect(await pending.reply("i1", "part two", "d1p1")).toBe("m2");
     expect(replier.calls).toEqual(["edit:part one", "follow:part two"]);
+  });
+
+  it("edits only messages the interaction posted, with their buttons", async () => {
+    const pending = new PendingInteractions(() => 0);
+    const replier = recordingReplier();
+    pending.remember("i1", replier);
+    const row = { type: 1 as const, components: [] };
+    expect(await pending.reply("i1", "Approve?", "d2p0", [row])).toBe("m1");
+    expect(await pending.edit("i1", "m1", "Approved.", [])).toBe(true);
+    expect(await pending.edit("i1", "someone-elses", "x", [])).toBe(false);
+    expect(await pending.edit("i2", "m1", "x", [])).toBe(false);
+    expect(replier.calls).toEqual(["edit:Approve?", "change:m1:Approved.:0"]);
   });
 
   it("knows no interaction after its token's 15 minutes, nor one it never took", async () => {
@@ -44,6 +57,7 @@ describe("PendingInteractions", () => {
         return "m1";
       },
       followUp: async () => "never",
+      edit: async () => undefined,
     });
     await expect(pending.reply("i1", "hello", "d1p0")).rejects.toThrow("503");
     fail = false;

@@ -50,8 +50,9 @@ async function handleSlashCommand(interaction: ChatInputCommandInteraction, opti
     await interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
     const flags = ephemeral ? MessageFlags.Ephemeral : undefined;
     options.pending.remember(interaction.id, {
-      editReply: async (text) => (await interaction.editReply({ content: text, allowedMentions: NO_PINGS })).id,
-      followUp: async (text) => (await interaction.followUp({ content: text, allowedMentions: NO_PINGS, ...(flags ? { flags } : {}) })).id,
+      editReply: async (text, components) => (await interaction.editReply({ content: text, allowedMentions: NO_PINGS, components })).id,
+      followUp: async (text, components) => (await interaction.followUp({ content: text, allowedMentions: NO_PINGS, components, ...(flags ? { flags } : {}) })).id,
+      edit: async (messageId, text, components) => void (await interaction.editReply({ message: messageId, content: text, allowedMentions: NO_PINGS, components })),
     });
   } catch (error) {
     // Without the acknowledgement the token cannot be answered; the reply still comes, as a channel message.

@@ -12,8 +12,17 @@ export interface FakeInteraction {
   messageId?: string;
   /** The interaction callback types the bot sent (5 = deferred channel message, 6 = deferred update of a press). */
   callbacks: { type: number; flags: number }[];
-  /** Edits of the original response and follow-ups, in order. */
-  replies: { kind: "edit" | "followUp"; content: string; flags: number }[];
+  /** Edits of the original response (the first one makes it) or of a message by id, and follow-ups, in order. */
+  replies: InteractionReply[];
+}
+
+export interface InteractionReply {
+  kind: "edit" | "followUp";
+  content: string;
+  flags: number;
+  /** The message the reply made or changed. */
+  messageId: string;
+  components: Json[];
 }
 
 export type InteractionRoute = "commands" | "callback" | "edit" | "followUp";
@@ -123,19 +132,25 @@ export function handleInteractionRoute(method: string, route: string, rawBody: s
     answer(204, undefined);
     return true;
   }
-  const original = /^\/webhooks\/(\d+)\/([^/]+)\/messages\/(?:@|%40)original$/.exec(route);
+  const edited = /^\/webhooks\/(\d+)\/([^/]+)\/messages\/((?:@|%40)original|\d+)$/.exec(route);
   const followUp = /^\/webhooks\/(\d+)\/([^/]+)$/.exec(route);
-  if ((original && method === "PATCH") || (followUp && method === "POST")) {
-    const interaction = interactionBy((original ?? followUp)?.[2] ?? "");
+  if ((edited && method === "PATCH") || (followUp && method === "POST")) {
+    const interaction = interactionBy((edited ?? followUp)?.[2] ?? "");
     if (!interaction || interaction.callbacks.length === 0) return (answer(404, { message: "Unknown Webhook", code: 10015 }), true);
-    const kind = original ? "edit" : "followUp";
+    const kind = edited ? "edit" : "followUp";
     if (failure(kind)) return true;
     const parsed = body();
     const content = typeof parsed.content === "string" ? parsed.content : "";
     const flags = Number(parsed.flags ?? interaction.callbacks[0]?.flags ?? 0);
-    interaction.replies.push({ kind, content, flags });
-    // Announced on the gateway like any message of the bot's, which the adapter ignores.
-    const message = world.createMessage(interaction.channelId, world.bot, content);
+    const components = Array.isArray(parsed.components) ? (parsed.components as Json[]) : [];
+    const target = edited?.[3];
+    const byId = target !== undefined && /^\d+$/.test(target) ? target : undefined;
+    const existing = byId ?? (edited ? interaction.replies.find((r) => r.kind === "edit")?.messageId : undefined);
+    if (byId !== undefined && !interaction.replies.some((r) => r.messageId === byId)) return (answer(404, { message: "Unknown Message", code: 10008 }), true);
+    // The deferred "thinking…" message becomes the answer on the first edit; later edits change that message. New
+    // messages are announced on the gateway like any of the bot's, which the adapter ignores.
+    const message = existing === undefined ? world.createMessage(interaction.channelId, world.bot, content, { components }) : world.updateMessage(existing, { content, components });
+    interaction.replies.push({ kind, content, flags, messageId: message.id as string, components });
     answer(200, { ...message, flags, webhook_id: world.bot.id, application_id: world.bot.id });
     return true;
   }

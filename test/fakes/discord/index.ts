@@ -8,7 +8,7 @@ import { FakeWorld, type FakeFile, type FakeGuild, type PostOptions } from "./fa
 import { userPayload, type FakeUser, type Json } from "./payloads.js";
 import { snowflakeGenerator } from "./snowflake.js";
 
-export type { FakeInteraction, InteractionRoute } from "./fake-interactions.js";
+export type { FakeInteraction, InteractionReply, InteractionRoute } from "./fake-interactions.js";
 export type { DropOptions, FakeFile, FakeGuild, FakeUser, GatewayStats, MessageEdit, PostOptions, SendFailure, SentMessage };
 export type { Pings } from "./pings.js";
 
