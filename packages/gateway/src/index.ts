@@ -74,6 +74,7 @@ export { realPacerClock, type PacerClock } from "./outbound/pacer-clock.js";
 export { UNPACED, type SendPacer } from "./outbound/pacer-types.js";
 export { abortableSleep, cappedBackoffMs, type AbortableSleep, type BackoffJitter, type BackoffSchedule } from "./retry/retry-timing.js";
 export * from "./queue/index.js";
+export * from "./streaming/index.js";
 export type { GatewayEvent, HookOutcome, HookPort, GatewayStore, RunQueuePort, DeliveryPort, TypingPort } from "./core/ports.js";
 export { resolveModelName } from "./agent/model-names.js";
 export { sharedFilesFor, SHARED_FILES_POLL_MS, type SharedFiles } from "./shared-files/shared-files-wiring.js";
