@@ -35,7 +35,7 @@ export async function runChat(io: ChatIo): Promise<number> {
     output: io.output,
     interactive,
     waitUntilIdle: async () => {
-      await running?.waitIdle(consoleKey);
+      await running?.waitIdle(consoleKey, { orWaitingForApproval: true });
     },
   });
   if (interactive) io.output.write(`Hermes — ${config.model?.model ?? "model set on the workers"} — /help lists commands, /exit quits\n`);

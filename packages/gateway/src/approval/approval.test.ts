@@ -199,7 +199,7 @@ describe("/approve and /deny", () => {
   it("treats a request of another chat as unknown", async () => {
     const decision = gate()(run())(terminalCall);
     const id = /\/approve ([a-z0-9]+)/.exec((await prompt()).buttons?.[0]?.value ?? "")?.[1] ?? "";
-    expect(await command("approve", id, inbound({ chat: { id: "200" } }))).toBe(NOTHING);
+    expect(await command("approve", id, inbound({ chat: { id: "200", type: "dm" } }))).toBe(NOTHING);
     expect(await command("approve", "", asker)).toMatch(/^Approved/);
     await decision;
   });

@@ -58,8 +58,12 @@ export interface GatewayProcess {
   readonly store: Store;
   readonly mode: "inline" | "bullmq";
   readonly httpAddress?: { host: string; port: number };
-  /** Resolves once every message of the session is answered and its replies are delivered. */
-  waitIdle(sessionKey: string): Promise<void>;
+  /**
+   * Resolves once every message of the session is answered and its replies are delivered — or, with
+   * `orWaitingForApproval`, once a run of it waits on an approval whose prompt went out (the terminal then reads the
+   * person's /approve or /deny while the run waits).
+   */
+  waitIdle(sessionKey: string, options?: { orWaitingForApproval?: boolean }): Promise<void>;
   /** Like /stop: drops the session's queued messages and stops its running answer (nothing is re-run later). */
   interrupt(sessionKey: string): Promise<void>;
   /** Stops intake, lets running answers finish for up to `drainMs` (default 10 s), flushes replies, closes everything. */
@@ -272,11 +276,12 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     store,
     mode,
     httpAddress,
-    waitIdle: async (sessionKey) => {
+    waitIdle: async (sessionKey, waitOptions) => {
       for (;;) {
         const busy = await store.inbound.unanswered(sessionKey);
         const undelivered = (await store.deliveries.pending(1_000)).some((d) => d.sessionKey === sessionKey);
         if (busy === 0 && !undelivered) return;
+        if (waitOptions?.orWaitingForApproval && !undelivered && (await store.approvals.latestPending(sessionKey, Date.now()))) return;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     },
