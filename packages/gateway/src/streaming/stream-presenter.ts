@@ -92,6 +92,7 @@ export class StreamPresenter {
 
   /** Ends the stream of `inboundId` (later updates are ignored), waits for its send or edit in flight, and returns its message ids. */
   async finish(inboundId: number): Promise<string[]> {
+    this.forgetIdle();
     this.finished.set(inboundId, this.now());
     const stream = this.streams.get(inboundId);
     if (!stream) return [];
