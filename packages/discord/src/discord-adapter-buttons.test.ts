@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { silentLogger, type Logger } from "@hermes/agent";
 import type { InboundMessage, OutboundButton, PlatformAdapter } from "@hermes/gateway";
 import { startDiscordFake, type DiscordFake } from "../../../test/fakes/discord/index.js";
@@ -8,6 +8,8 @@ let fake: DiscordFake;
 let adapter: PlatformAdapter;
 let received: InboundMessage[];
 let warnings: string[];
+/** Polls: what the gateway received is no change of the fake's state that `fake.waitFor` would notice. */
+const SLOW_MACHINE = { timeout: 15_000, interval: 20 };
 
 const logger: Logger = { ...silentLogger, warn: (message) => void warnings.push(message), child: () => logger };
 const APPROVAL_BUTTONS: OutboundButton[] = [
@@ -108,7 +110,7 @@ describe("Discord adapter button presses", () => {
     const id = await sendPrompt(channel);
 
     const press = fake.pressButton(ada, id, "/approve k3j4h5m6 always");
-    await fake.waitFor(() => received.length === 1 && press.callbacks.length === 1, "the press to reach the gateway and be acknowledged");
+    await vi.waitFor(() => expect([received.length, press.callbacks.length]).toEqual([1, 1]), SLOW_MACHINE);
 
     expect(press.callbacks).toEqual([{ type: 6, flags: 0 }]);
     expect(received[0]).toMatchObject({
@@ -134,11 +136,11 @@ describe("Discord adapter button presses", () => {
     const inThread = await sendPrompt(general, thread);
 
     const first = fake.pressButton(bob, inChannel, "/deny k3j4h5m6");
-    await fake.waitFor(() => received.length === 1, "the channel press");
+    await vi.waitFor(() => expect(received).toHaveLength(1), SLOW_MACHINE);
     // An interaction older than three seconds is unknown to Discord by the time it is acknowledged.
     fake.failNextInteractionCall("callback", 404);
     fake.pressButton(bob, inThread, "/approve k3j4h5m6");
-    await fake.waitFor(() => received.length === 2, "the thread press");
+    await vi.waitFor(() => expect(received).toHaveLength(2), SLOW_MACHINE);
 
     expect(first.callbacks).toEqual([{ type: 6, flags: 0 }]);
     expect(received[0]).toMatchObject({
@@ -162,7 +164,7 @@ describe("Discord adapter buttons on a slash command's answer", () => {
     const general = guild.channels.general ?? "";
     const ada = fake.addUser("ada");
     const command = fake.runSlashCommand(ada, "retry", { channelId: general });
-    await fake.waitFor(() => received.length === 1 && command.callbacks.length === 1, "the slash command");
+    await vi.waitFor(() => expect([received.length, command.callbacks.length]).toEqual([1, 1]), SLOW_MACHINE);
     const inbound = received[0];
     const target = { chatId: inbound?.chat.id ?? "", ...(inbound?.replyToId ? { replyToMessageId: inbound.replyToId } : {}) };
 
