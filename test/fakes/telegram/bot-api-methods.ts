@@ -1,15 +1,14 @@
-import type { BotCommand, Message } from "grammy/types";
-import type { ApiError, BotApiState } from "./bot-api-state.js";
-import { parseTelegramHtml } from "./telegram-html.js";
+import type { Message } from "grammy/types";
+import { error, objectParam, ok, optionalInt, type ApiAnswer, type Method, type Params } from "./api-answer.js";
+import type { BotApiState, RecordedCall } from "./bot-api-state.js";
+import { COMMAND_METHODS } from "./command-methods.js";
+import { EDIT_METHODS } from "./edit-methods.js";
+import { readInlineMarkup } from "./inline-markup.js";
+import { readMessageText } from "./message-text.js";
 
-export type ApiAnswer = { ok: true; result: unknown } | ({ ok: false } & ApiError);
+export type { ApiAnswer } from "./api-answer.js";
 
-type Params = Record<string, unknown>;
-type Method = (state: BotApiState, params: Params, signal: AbortSignal) => Promise<ApiAnswer> | ApiAnswer;
-
-const TEXT_LIMIT = 4096;
 const UNAUTHORIZED: ApiAnswer = { ok: false, error_code: 401, description: "Unauthorized" };
-const COMMAND_NAME = /^[a-z0-9_]{1,32}$/;
 
 const METHODS: Record<string, Method> = {
   getMe: (state) => ok(state.bot),
@@ -31,17 +30,6 @@ const METHODS: Record<string, Method> = {
     return ok(true);
   },
   getWebhookInfo: (state) => ok({ url: state.webhook?.url ?? "", has_custom_certificate: false, pending_update_count: 0 }),
-  setMyCommands: (state, params) => {
-    const commands = Array.isArray(params.commands) ? (params.commands as BotCommand[]) : undefined;
-    if (!commands) return error(400, "Bad Request: commands must be an array");
-    for (const command of commands) {
-      if (!COMMAND_NAME.test(String(command.command))) return error(400, "Bad Request: BOT_COMMAND_INVALID");
-      const description = String(command.description ?? "");
-      if (description.length < 1 || description.length > 256) return error(400, "Bad Request: BOT_COMMAND_DESCRIPTION_INVALID");
-    }
-    state.commands = commands;
-    return ok(true);
-  },
   sendMessage: (state, params) => sendMessage(state, params),
   sendChatAction: (state, params) => {
     const chatId = String(params.chat_id ?? "");
@@ -57,6 +45,8 @@ const METHODS: Record<string, Method> = {
     if (file.advertisedSize !== undefined) result.file_size = file.advertisedSize;
     return ok(result);
   },
+  ...COMMAND_METHODS,
+  ...EDIT_METHODS,
 };
 
 /** Runs a Bot API method, after any scripted failure, flood wait or rate limit that applies to it. */
@@ -66,7 +56,9 @@ export async function callMethod(state: BotApiState, method: string, params: Par
   // A long poll that was held while the token got refused is refused too.
   const answer = state.tokenRefused ? UNAUTHORIZED : answered;
   if (answer.ok) state.floodControl?.record(method, params);
-  state.calls.push({ method, params, outcome: answer.ok ? "ok" : answer.error_code });
+  const call: RecordedCall = { method, params, outcome: answer.ok ? "ok" : answer.error_code };
+  state.calls.push(call);
+  for (const listener of [...state.callListeners]) listener(call);
   return answer;
 }
 
@@ -99,17 +91,11 @@ function sendMessage(state: BotApiState, params: Params): ApiAnswer {
   const chatId = String(params.chat_id ?? "");
   const chat = state.chat(chatId);
   if (!chat) return error(400, "Bad Request: chat not found");
-  const raw = typeof params.text === "string" ? params.text : "";
-  const parseMode = typeof params.parse_mode === "string" ? params.parse_mode : undefined;
-  let text = raw;
-  if (parseMode !== undefined) {
-    if (parseMode !== "HTML") return error(400, `Bad Request: unsupported parse_mode ${parseMode}`);
-    const parsed = parseTelegramHtml(raw);
-    if (!parsed.ok) return error(400, parsed.error);
-    text = parsed.text;
-  }
-  if (text.trim() === "") return error(400, "Bad Request: message text is empty");
-  if (text.length > TEXT_LIMIT) return error(400, "Bad Request: message is too long");
+  const read = readMessageText(params, "Bad Request: message is too long");
+  if (!read.ok) return read.answer;
+  const { raw, visible, parseMode } = read.text;
+  const markup = readInlineMarkup(params.reply_markup);
+  if (!markup.ok) return error(400, markup.error);
   const threadId = optionalInt(params.message_thread_id);
   if (threadId !== undefined && !state.message(chatId, threadId)?.forum_topic_created) return error(400, "Bad Request: message thread not found");
   const reply = objectParam(params.reply_parameters);
@@ -117,29 +103,12 @@ function sendMessage(state: BotApiState, params: Params): ApiAnswer {
   const original = replyToId !== undefined ? state.message(chatId, replyToId) : undefined;
   if (replyToId !== undefined && !original && reply?.allow_sending_without_reply !== true) return error(400, "Bad Request: message to be replied not found");
 
-  const fields: Record<string, unknown> = { from: state.bot, text };
+  const fields: Record<string, unknown> = { from: state.bot, text: visible };
   if (threadId !== undefined) Object.assign(fields, { message_thread_id: threadId, is_topic_message: true });
   if (original) fields.reply_to_message = original;
+  if (markup.markup) fields.reply_markup = markup.markup;
   const result = state.record(chat, fields as Omit<Message, "message_id" | "date" | "chat">);
-  state.sent.push({ chatId, text: raw, visible: text, parseMode, threadId, replyToMessageId: replyToId, result });
+  const version = { text: raw, visible, parseMode, replyMarkup: markup.markup };
+  state.sent.push({ chatId, ...version, versions: [{ ...version }], threadId, replyToMessageId: replyToId, result });
   return ok(result);
-}
-
-function ok(result: unknown): ApiAnswer {
-  return { ok: true, result };
-}
-
-function error(code: number, description: string): ApiAnswer {
-  return { ok: false, error_code: code, description };
-}
-
-function optionalInt(value: unknown): number | undefined {
-  if (typeof value === "number" && Number.isInteger(value)) return value;
-  if (typeof value === "string" && /^-?\d+$/.test(value)) return Number(value);
-  return undefined;
-}
-
-function objectParam(value: unknown): Record<string, unknown> | undefined {
-  if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-  return undefined;
 }

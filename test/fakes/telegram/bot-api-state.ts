@@ -1,4 +1,4 @@
-import type { BotCommand, Chat, Message, Update, User } from "grammy/types";
+import type { BotCommand, Chat, InlineKeyboardMarkup, Message, Update, User } from "grammy/types";
 import { ADA, entitiesFor, photoSizes, privateChat, toUser, type FakeUpload, type FakeUser, type UserMessageOptions } from "./message-builder.js";
 import type { FloodControl } from "./flood-control.js";
 import { UpdateQueue } from "./update-queue.js";
@@ -19,13 +19,25 @@ export interface RecordedCall {
   outcome: "ok" | number;
 }
 
-export interface SentMessage {
-  chatId: string;
-  /** As the bot sent it (HTML when parseMode is "HTML"). */
+/** What a bot message showed at one point: as sent, then after each edit. */
+export interface MessageVersion {
   text: string;
-  /** What the chat shows: the text with markup parsed. */
   visible: string;
   parseMode: string | undefined;
+  replyMarkup: InlineKeyboardMarkup | undefined;
+}
+
+export interface SentMessage {
+  chatId: string;
+  /** As the bot sent it, or last edited it (HTML when parseMode is "HTML"). */
+  text: string;
+  /** What the chat shows now: the text with markup parsed. */
+  visible: string;
+  parseMode: string | undefined;
+  /** The buttons under the message now. */
+  replyMarkup: InlineKeyboardMarkup | undefined;
+  /** Every content the message had, the sent one first and the current one last. */
+  versions: MessageVersion[];
   threadId: number | undefined;
   replyToMessageId: number | undefined;
   result: Message;
@@ -41,6 +53,21 @@ export interface ApiError {
   error_code: number;
   description: string;
   parameters?: { retry_after?: number; migrate_to_chat_id?: number };
+}
+
+/** A command menu the bot registered with setMyCommands. */
+export interface CommandList {
+  /** The scope's type, with `:<chat_id>` (and `:<user_id>`) for the scopes that name a chat. */
+  scope: string;
+  /** "" for every language without a list of its own. */
+  languageCode: string;
+  commands: BotCommand[];
+}
+
+export interface CallbackAnswer {
+  callbackQueryId: string;
+  text?: string;
+  showAlert?: boolean;
 }
 
 export interface ScriptedError {
@@ -64,12 +91,21 @@ export class BotApiState {
   floodControl: FloodControl | undefined;
   /** While set, every method call is answered 401 Unauthorized, as for a revoked token. */
   tokenRefused = false;
+  /** The default menu (no scope, no language), as registered last. */
   commands: BotCommand[] | undefined;
+  /** Every menu registered, one per scope and language, the latest registration of each. */
+  readonly commandLists: CommandList[] = [];
+  readonly callbackAnswers: CallbackAnswer[] = [];
+  /** Ids of button presses that have not been answered yet. */
+  readonly openCallbackQueries = new Set<string>();
+  /** Told of every call once it is answered (for tests that wait for one). */
+  readonly callListeners = new Set<(call: RecordedCall) => void>();
   webhook: { url: string; secret_token?: string; allowed_updates?: string[] } | undefined;
   private readonly chats = new Map<string, Chat>();
   private readonly messages = new Map<string, Map<number, Message>>();
   private readonly files = new Map<string, StoredFile>();
   private counter = 0;
+  private callbackCounter = 0;
 
   constructor(
     readonly bot: User,
@@ -82,6 +118,16 @@ export class BotApiState {
 
   message(chatId: string, messageId: number): Message | undefined {
     return this.messages.get(chatId)?.get(messageId);
+  }
+
+  sentMessage(chatId: string, messageId: number): SentMessage | undefined {
+    return this.sent.find((sent) => sent.chatId === chatId && sent.result.message_id === messageId);
+  }
+
+  /** The next callback query id (Telegram's are long numeric strings). */
+  nextCallbackQueryId(): string {
+    this.callbackCounter += 1;
+    return String(4_000_000_000_000_000 + this.callbackCounter);
   }
 
   file(fileId: string): StoredFile | undefined {

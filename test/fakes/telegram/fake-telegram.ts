@@ -2,7 +2,8 @@ import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { BotCommand, Chat, Message, Update, UserFromGetMe } from "grammy/types";
 import { callMethod } from "./bot-api-methods.js";
-import { BotApiState, type ApiError, type ChatAction, type RecordedCall, type SentMessage } from "./bot-api-state.js";
+import { BotApiState, type ApiError, type CallbackAnswer, type ChatAction, type CommandList, type RecordedCall, type SentMessage } from "./bot-api-state.js";
+import { pressButton, type Presser } from "./button-press.js";
 import { FloodControl, TELEGRAM_PUBLISHED_LIMITS, type RateLimitedCall, type TelegramRateLimits } from "./flood-control.js";
 import { ADA, toUser, type FakeUpload, type FakeUser, type UserMessageOptions } from "./message-builder.js";
 import { parseParams } from "./request-body.js";
@@ -33,7 +34,20 @@ export interface FakeTelegram {
   readonly rateLimited: readonly RateLimitedCall[];
   /** Paths of files the bot downloaded. */
   readonly downloads: readonly string[];
+  /** The default command menu (no scope, no language). */
   readonly commands: BotCommand[] | undefined;
+  /** Every command menu registered, per scope and language (the latest registration of each). */
+  readonly commandLists: readonly CommandList[];
+  /** The menu for a scope type ("default", "all_private_chats", …) and language ("" for none), if registered. */
+  commandsFor(scope: string, languageCode?: string): BotCommand[] | undefined;
+  /** answerCallbackQuery calls that were accepted, in order. */
+  readonly callbackAnswers: readonly CallbackAnswer[];
+  /** The bot's message as it is now (after edits), with every version it had. */
+  sentMessage(chatId: number | string, messageId: number): SentMessage | undefined;
+  /** A user (default Ada, or a user id) presses the button with `callbackData` under a message the bot sent. */
+  pressButton(sent: Pick<SentMessage, "chatId" | "result">, callbackData: string, presser?: Presser): { update: Update; callbackQueryId: string };
+  /** Resolves with the first answered call of `method` (for which `when` holds) from now on, or already answered. */
+  waitForCall(method: string, when?: (call: RecordedCall) => boolean): Promise<RecordedCall>;
   readonly webhook: { url: string; secret_token?: string; allowed_updates?: string[] } | undefined;
   /** A user posts a message (text, caption, photo, document, topic, reply); it is queued as an update. */
   userWrites(options: UserMessageOptions): { update: Update; message: Message };
@@ -121,6 +135,23 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     downloads: state.downloads,
     get commands() {
       return state.commands;
+    },
+    commandLists: state.commandLists,
+    commandsFor: (scope, languageCode = "") => state.commandLists.find((list) => list.scope === scope && list.languageCode === languageCode)?.commands,
+    callbackAnswers: state.callbackAnswers,
+    sentMessage: (chatId, messageId) => state.sentMessage(String(chatId), messageId),
+    pressButton: (sent, callbackData, presser) => pressButton(state, sent, callbackData, presser),
+    waitForCall: (method, when = () => true) => {
+      const done = state.calls.find((call) => call.method === method && when(call));
+      if (done) return Promise.resolve(done);
+      return new Promise((resolve) => {
+        const listener = (call: RecordedCall): void => {
+          if (call.method !== method || !when(call)) return;
+          state.callListeners.delete(listener);
+          resolve(call);
+        };
+        state.callListeners.add(listener);
+      });
     },
     get webhook() {
       return state.webhook;
