@@ -207,7 +207,7 @@ describe("Telegram end to end (grammY against the fake Bot API)", () => {
   it("takes webhook updates only with the right secret token, and ignores edits", async () => {
     const webhookUrl = "https://bot.example.invalid/telegram/webhook";
     const { fake, h } = await start({ TELEGRAM_WEBHOOK_URL: webhookUrl, TELEGRAM_WEBHOOK_SECRET: "s3cret-token" });
-    expect(fake.webhook).toEqual({ url: webhookUrl, secret_token: "s3cret-token", allowed_updates: ["message", "channel_post"] });
+    expect(fake.webhook).toEqual({ url: webhookUrl, secret_token: "s3cret-token", allowed_updates: ["message", "channel_post", "callback_query"] });
     expect(fake.callsOf("getUpdates")).toHaveLength(0);
     // The public URL ends at a reverse proxy; the gateway listens on loopback under the same path.
     const local = `http://127.0.0.1:${h.gateway.httpAddress?.port}/telegram/webhook`;

@@ -1,17 +1,20 @@
 import type { TelegramSettings } from "@hermes/gateway";
 import { Api } from "grammy";
-import type { BotCommand, Message, Update, UserFromGetMe } from "grammy/types";
-import type { SendMessageOptions } from "./outbound-params.js";
+import type { BotCommand, BotCommandScope, LanguageCode, Message, Update, UserFromGetMe } from "grammy/types";
+import type { EditMessageOptions, SendMessageOptions } from "./outbound-params.js";
 import type { UpdateKind } from "./update-poller.js";
 
 /** The Bot API methods the adapter uses, with the platform's own AbortSignal. */
 export interface BotApi {
   getMe(signal?: AbortSignal): Promise<UserFromGetMe>;
   getUpdates(options: { offset?: number; limit?: number; timeout?: number; allowed_updates?: readonly UpdateKind[] }, signal?: AbortSignal): Promise<Update[]>;
-  setMyCommands(commands: readonly BotCommand[], signal?: AbortSignal): Promise<void>;
+  setMyCommands(commands: readonly BotCommand[], options: { scope?: BotCommandScope; language_code?: LanguageCode }, signal?: AbortSignal): Promise<void>;
   setWebhook(url: string, options: { secret_token: string; allowed_updates: readonly UpdateKind[] }, signal?: AbortSignal): Promise<void>;
   deleteWebhook(signal?: AbortSignal): Promise<void>;
   sendMessage(chatId: number | string, text: string, options: SendMessageOptions): Promise<Message>;
+  editMessageText(chatId: number | string, messageId: number, text: string, options: EditMessageOptions): Promise<void>;
+  /** Acknowledges a button press without a notification, so the client stops showing progress on the button. */
+  answerCallbackQuery(callbackQueryId: string): Promise<void>;
   sendChatAction(chatId: number | string, options: { message_thread_id?: number }): Promise<void>;
   getFile(fileId: string, signal?: AbortSignal): Promise<{ file_path?: string; file_size?: number }>;
   /** The download URL of a file (it holds the token: never log it). */
@@ -32,8 +35,8 @@ export function createBotApi(settings: Pick<TelegramSettings, "token" | "apiRoot
   return {
     getMe: (signal) => api.getMe(asGrammySignal(signal)),
     getUpdates: (options, signal) => api.getUpdates(options, asGrammySignal(signal)),
-    setMyCommands: async (commands, signal) => {
-      await api.setMyCommands(commands, {}, asGrammySignal(signal));
+    setMyCommands: async (commands, options, signal) => {
+      await api.setMyCommands(commands, options, asGrammySignal(signal));
     },
     setWebhook: async (url, options, signal) => {
       await api.setWebhook(url, { ...options, drop_pending_updates: false }, asGrammySignal(signal));
@@ -42,6 +45,12 @@ export function createBotApi(settings: Pick<TelegramSettings, "token" | "apiRoot
       await api.deleteWebhook({ drop_pending_updates: false }, asGrammySignal(signal));
     },
     sendMessage: (chatId, text, options) => api.sendMessage(chatId, text, options),
+    editMessageText: async (chatId, messageId, text, options) => {
+      await api.editMessageText(chatId, messageId, text, options);
+    },
+    answerCallbackQuery: async (callbackQueryId) => {
+      await api.answerCallbackQuery(callbackQueryId);
+    },
     sendChatAction: async (chatId, options) => {
       await api.sendChatAction(chatId, "typing", options);
     },

@@ -1,29 +1,40 @@
-import type { ChatType, InboundMessage } from "@hermes/gateway";
-import type { Chat, Message, MessageEntity, Update } from "grammy/types";
+import type { InboundMessage } from "@hermes/gateway";
+import type { Message, MessageEntity, Update } from "grammy/types";
 import type { BotIdentity } from "./bot-identity.js";
 import { addressCommand } from "./command-address.js";
 import { fileRefsOf, type FileRef } from "./file-refs.js";
+import { chatOf, fullName, topicOf, userOf } from "./message-fields.js";
 import { mentionsBot } from "./mentions.js";
+import { normalizeCallbackQuery } from "./normalize-callback.js";
+import { TELEGRAM_PLATFORM } from "./platform-name.js";
 
-export const TELEGRAM_PLATFORM = "telegram";
+export { chatTypeOf } from "./message-fields.js";
+export { TELEGRAM_PLATFORM } from "./platform-name.js";
 
 export type NormalizedUpdate =
-  /** `files` still have to be downloaded into `message.attachments`. */
-  | { kind: "message"; message: InboundMessage; files: FileRef[] }
+  /**
+   * `files` still have to be downloaded into `message.attachments`; `callbackQueryId` (a button press) is to be
+   * answered, so the user's app stops showing progress on the button.
+   */
+  | { kind: "message"; message: InboundMessage; files: FileRef[]; callbackQueryId?: string }
   | { kind: "ignored"; reason: string };
 
 export interface NormalizeOptions {
   bot: BotIdentity;
   /** The name the gateway matches `/cmd@name` against (HERMES_BOT_NAME), when set. */
   gatewayName?: string;
+  /** Stamps button presses, which carry no time of their own (default Date.now). */
+  now?: () => number;
 }
 
 /**
  * Turns a Telegram update into the gateway's message model. The update id is the deduplication key (Telegram
  * re-delivers an update, with the same id, until it is confirmed); the message id is what a reply quotes. Edits,
  * service messages (members joining, pinned messages, topic changes …) and content without text or files are ignored.
+ * A press of one of the bot's buttons is a message too.
  */
 export function normalizeUpdate(update: Update, options: NormalizeOptions): NormalizedUpdate {
+  if (update.callback_query) return normalizeCallbackQuery(update.callback_query, (options.now ?? Date.now)());
   if (update.edited_message || update.edited_channel_post) return ignored("edited message");
   const message = update.message ?? update.channel_post;
   if (!message) return ignored("not a new message");
@@ -55,30 +66,10 @@ export function normalizeUpdate(update: Update, options: NormalizeOptions): Norm
   return { kind: "message", message: inbound, files };
 }
 
-export function chatTypeOf(type: Chat["type"]): ChatType {
-  if (type === "private") return "dm";
-  if (type === "channel") return "channel";
-  return "group";
-}
-
-function chatOf(chat: Chat): InboundMessage["chat"] {
-  const title = chat.type === "private" ? fullName(chat) : chat.title;
-  return title ? { id: String(chat.id), type: chatTypeOf(chat.type), title } : { id: String(chat.id), type: chatTypeOf(chat.type) };
-}
-
-/** Forum topics are threads; the reply chains of ordinary groups also carry a thread id, and are not. */
-function topicOf(message: Message): string | undefined {
-  if (message.is_topic_message !== true || message.message_thread_id === undefined) return undefined;
-  return String(message.message_thread_id);
-}
-
 /** Anonymous admins and channels write as a chat; they are identified by it. */
 function senderOf(message: Message): InboundMessage["user"] {
   const from = message.from;
-  if (from && !message.sender_chat) {
-    const name = fullName(from) || from.username;
-    return name ? { id: String(from.id), name, isBot: from.is_bot } : { id: String(from.id), isBot: from.is_bot };
-  }
+  if (from && !message.sender_chat) return userOf(from);
   const chat = message.sender_chat ?? message.chat;
   const name = chat.type === "private" ? fullName(chat) : chat.title;
   return name ? { id: String(chat.id), name, isBot: false } : { id: String(chat.id), isBot: false };
@@ -93,10 +84,6 @@ function replyOf(message: Message, bot: BotIdentity): InboundMessage["replyTo"] 
   const text = original.text ?? original.caption;
   if (text) reply.text = text;
   return reply;
-}
-
-function fullName(person: { first_name?: string; last_name?: string }): string {
-  return [person.first_name, person.last_name].filter((part) => part !== undefined && part !== "").join(" ");
 }
 
 function ignored(reason: string): NormalizedUpdate {

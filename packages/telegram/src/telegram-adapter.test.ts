@@ -4,7 +4,9 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { groupChat, forumChat, startFakeTelegram, type FakeTelegram } from "../../../test/fakes/telegram/index.js";
 import { recordingContext as context } from "../../../test/support/recording-context.js";
+import { COMMANDS } from "@hermes/gateway";
 import type { TelegramAdapterDeps } from "./adapter-deps.js";
+import { commandMenus } from "./command-menu.js";
 import { recordingLogger } from "./recording-logger.js";
 import { createTelegramAdapter, type TelegramAdapter } from "./telegram-adapter.js";
 
@@ -38,7 +40,8 @@ describe("TelegramAdapter", () => {
     const { adapter } = make();
     const ctx = context();
     await adapter.start(ctx);
-    expect(fake.calls.slice(0, 3).map((c) => c.method)).toEqual(["getMe", "setMyCommands", "deleteWebhook"]);
+    const menus = commandMenus(COMMANDS).length;
+    expect(fake.calls.slice(0, menus + 2).map((c) => c.method)).toEqual(["getMe", ...Array<string>(menus).fill("setMyCommands"), "deleteWebhook"]);
     const { update, message } = fake.userWrites({ chat: groupChat(-100, "Friends"), text: "@hermes_test_bot hi" });
     await fake.waitForConfirmation(update);
     expect(ctx.received).toEqual([expect.objectContaining({ messageId: String(update.update_id), replyToId: String(message.message_id), mentionedBot: true, chat: { id: "-100", type: "group", title: "Friends" } })]);
@@ -109,7 +112,7 @@ describe("TelegramAdapter", () => {
     const ctx = context();
     await adapter.start(ctx);
     expect(ctx.statuses).toEqual([{ state: "connecting" }, { state: "connected" }]);
-    expect(fake.webhook).toEqual({ url: webhook.url, secret_token: "s3cret", allowed_updates: ["message", "channel_post"] });
+    expect(fake.webhook).toEqual({ url: webhook.url, secret_token: "s3cret", allowed_updates: ["message", "channel_post", "callback_query"] });
     const handler = ctx.routes.get("POST /tg/hook");
     if (!handler) throw new Error("no webhook route");
     const { update } = fake.userWrites({ text: "via webhook" });

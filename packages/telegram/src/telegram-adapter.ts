@@ -1,13 +1,16 @@
 import type { Logger } from "@hermes/agent";
+import type { InlineKeyboardMarkup } from "grammy/types";
 import { abortableSleep, COMMANDS, type AdapterContext, type OutboundMessage, type OutboundTarget, type PlatformAdapter, type SendResult, type TelegramSettings } from "@hermes/gateway";
 import { DEFAULT_MAX_ATTACHMENT_BYTES, type TelegramAdapterDeps } from "./adapter-deps.js";
 import { describeApiFailure, type ApiFailure } from "./api-errors.js";
 import { createBotApi, type BotApi } from "./bot-api.js";
 import type { BotIdentity } from "./bot-identity.js";
-import { telegramCommands } from "./bot-commands.js";
+import { commandMenus, registerCommandMenus } from "./command-menu.js";
 import { ConnectionHealth } from "./connection-health.js";
 import { downloadTelegramFile } from "./download-file.js";
+import { inlineKeyboard } from "./inline-keyboard.js";
 import { markdownToTelegramHtml } from "./markdown-to-html.js";
+import { editTelegramMessage } from "./message-edit.js";
 import { TELEGRAM_PLATFORM } from "./normalize-update.js";
 import { chatActionOptions, sendMessageOptions, telegramChatId } from "./outbound-params.js";
 import { failedSend } from "./send-result.js";
@@ -17,14 +20,14 @@ import { createUpdateHandler, type UpdateHandler } from "./update-intake.js";
 import { UpdatePoller, type UpdateKind } from "./update-poller.js";
 import { createWebhookHandler, webhookRoutePath } from "./webhook-handler.js";
 
-const ALLOWED_UPDATES: readonly UpdateKind[] = ["message", "channel_post"];
+const ALLOWED_UPDATES: readonly UpdateKind[] = ["message", "channel_post", "callback_query"];
 
 /** How one attempt to set the bot up went (or a reply Telegram refused for the token, which starts set-up again). */
 type ConnectOutcome = { kind: "connected" } | { kind: "stopped" } | { kind: "failed"; failure: ApiFailure; activity: string };
 
 /**
  * Telegram through grammY's Bot API client: long polling (or a webhook on the gateway's HTTP server) in, sendMessage
- * with Telegram HTML out, typing actions, and the command menu registered at start. Whatever Telegram answers (a
+ * with Telegram HTML and inline buttons out, edits, typing actions, and the command menus registered at start. Whatever Telegram answers (a
  * refused token, a 409 conflict, an outage), the adapter reports it through `reportStatus` and keeps retrying with
  * capped backoff until it is stopped; only a webhook without the gateway's HTTP server is reported as `failed`. A reply
  * refused for the token counts too: in webhook mode nothing else calls Telegram between messages.
@@ -92,16 +95,24 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   async send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
-    const options = sendMessageOptions(target, message.format);
+    const keyboard = inlineKeyboard(message.buttons);
+    if (!keyboard.ok) return { ok: false, retryable: false, error: keyboard.error };
+    const options = sendMessageOptions(target, message.format, keyboard.keyboard);
     try {
       const sent = await this.api.sendMessage(telegramChatId(target.chatId), message.text, options);
       return { ok: true, messageId: String(sent.message_id) };
     } catch (error) {
       const failure = describeApiFailure(error);
-      if (failure.kind === "rejected" && failure.migrateToChatId !== undefined) return this.sendToMigratedChat(failure.migrateToChatId, target, message);
+      if (failure.kind === "rejected" && failure.migrateToChatId !== undefined) return this.sendToMigratedChat(failure.migrateToChatId, target, message, keyboard.keyboard);
       this.noticeRefusedToken(failure);
       return failedSend(failure);
     }
+  }
+
+  async edit(target: OutboundTarget, messageId: string, message: OutboundMessage): Promise<SendResult> {
+    const { result, failure } = await editTelegramMessage(this.api, target, messageId, message, this.logger);
+    if (failure) this.noticeRefusedToken(failure);
+    return result;
   }
 
   async sendTyping(target: OutboundTarget): Promise<void> {
@@ -118,10 +129,10 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   /** A group that became a supergroup has a new id; the answer goes there. */
-  private async sendToMigratedChat(chatId: number, target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
+  private async sendToMigratedChat(chatId: number, target: OutboundTarget, message: OutboundMessage, keyboard: InlineKeyboardMarkup | undefined): Promise<SendResult> {
     this.logger.info("Telegram group was upgraded to a supergroup; sending to its new id", { from: target.chatId, to: chatId });
     try {
-      const sent = await this.api.sendMessage(chatId, message.text, sendMessageOptions({ chatId: String(chatId) }, message.format));
+      const sent = await this.api.sendMessage(chatId, message.text, sendMessageOptions({ chatId: String(chatId) }, message.format, keyboard));
       return { ok: true, messageId: String(sent.message_id) };
     } catch (error) {
       const failure = describeApiFailure(error);
@@ -210,6 +221,8 @@ export class TelegramAdapter implements PlatformAdapter {
       receive: (message) => context.receive(message),
       attachmentsDir: this.deps.attachmentsDir,
       maxAttachmentBytes: this.deps.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,
+      answerCallback: (callbackQueryId) => this.api.answerCallbackQuery(callbackQueryId),
+      now: this.now,
       download: (fileId, destination, downloadSignal) =>
         downloadTelegramFile(fileId, destination, {
           api: this.api,
@@ -223,13 +236,7 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   private async registerCommands(signal: AbortSignal): Promise<void> {
-    try {
-      await this.api.setMyCommands(telegramCommands(COMMANDS), signal);
-    } catch (error) {
-      if (signal.aborted) throw error;
-      // The menu is a convenience; commands work without it.
-      this.logger.warn("could not register the bot's command menu", { error: describeApiFailure(error).message });
-    }
+    await registerCommandMenus(this.api, commandMenus(COMMANDS), this.logger, signal);
   }
 
   private createPoller(health: ConnectionHealth): UpdatePoller {

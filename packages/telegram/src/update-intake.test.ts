@@ -21,6 +21,7 @@ function setup() {
       downloads.push(`${fileId} ${destination}`);
       return { ok: true, sizeBytes: 10 };
     },
+    answerCallback: async () => {},
     logger,
   });
   return { handle, received, downloads, logger };

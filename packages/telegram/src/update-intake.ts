@@ -1,6 +1,7 @@
 import type { Logger } from "@hermes/agent";
 import type { InboundMessage } from "@hermes/gateway";
 import type { Update } from "grammy/types";
+import { describeApiFailure } from "./api-errors.js";
 import { describeFile, fetchAttachments } from "./attachments.js";
 import type { BotIdentity } from "./bot-identity.js";
 import type { DownloadOutcome } from "./download-file.js";
@@ -13,7 +14,10 @@ export interface UpdateIntakeOptions {
   attachmentsDir: string;
   maxAttachmentBytes: number;
   download: (fileId: string, destination: string, signal: AbortSignal) => Promise<DownloadOutcome>;
+  /** answerCallbackQuery for a button press. */
+  answerCallback: (callbackQueryId: string) => Promise<void>;
   logger: Logger;
+  now?: () => number;
 }
 
 export type UpdateHandler = (update: Update, signal: AbortSignal) => Promise<void>;
@@ -27,7 +31,7 @@ export function createUpdateHandler(options: UpdateIntakeOptions): UpdateHandler
   return async (update, signal) => {
     let normalized: ReturnType<typeof normalizeUpdate>;
     try {
-      normalized = normalizeUpdate(update, { bot: options.bot, gatewayName: options.gatewayName });
+      normalized = normalizeUpdate(update, { bot: options.bot, gatewayName: options.gatewayName, ...(options.now ? { now: options.now } : {}) });
     } catch (error) {
       // A malformed update would otherwise block every update behind it forever.
       options.logger.error("could not read a Telegram update; skipped", { updateId: update.update_id, error: error instanceof Error ? error.message : String(error) });
@@ -37,7 +41,8 @@ export function createUpdateHandler(options: UpdateIntakeOptions): UpdateHandler
       options.logger.debug("Telegram update ignored", { updateId: update.update_id, reason: normalized.reason });
       return;
     }
-    const { message, files } = normalized;
+    const { message, files, callbackQueryId } = normalized;
+    if (callbackQueryId !== undefined) answerPress(options, callbackQueryId);
     if (files.length > 0) {
       if (mayDownload(message)) {
         const fetched = await fetchAttachments(files, {
@@ -56,6 +61,16 @@ export function createUpdateHandler(options: UpdateIntakeOptions): UpdateHandler
     if (signal.aborted) throw new Error("stopping: the update was not handed over");
     await options.receive(message);
   };
+}
+
+/**
+ * Answered at once and not awaited: the app shows progress on the button until then, and the press is the gateway's
+ * to handle whether or not the answer gets through.
+ */
+function answerPress(options: UpdateIntakeOptions, callbackQueryId: string): void {
+  options.answerCallback(callbackQueryId).catch((error: unknown) => {
+    options.logger.warn("could not answer a Telegram button press", { callbackQueryId, error: describeApiFailure(error).message });
+  });
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Update } from "grammy/types";
 import { describeApiFailure, type ApiFailure } from "./api-errors.js";
 import { RETRY_SCHEDULE } from "./backoff.js";
 
-export type UpdateKind = "message" | "edited_message" | "channel_post" | "edited_channel_post";
+export type UpdateKind = "message" | "edited_message" | "channel_post" | "edited_channel_post" | "callback_query";
 
 export interface UpdateSource {
   getUpdates(
