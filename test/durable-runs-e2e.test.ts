@@ -48,7 +48,7 @@ describe("durable runs in one gateway process", () => {
   });
 
   it("a run cut short after a terminal call replays its result after the restart; /retry runs the command afresh", async () => {
-    const harness = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7", HERMES_TOOLS: "default,terminal" });
+    const harness = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7", HERMES_TOOLS: "default,terminal", HERMES_APPROVAL: "none" });
     h = harness;
     const dmKey = "agent:main:telegram:dm:100";
     const effect = path.join(harness.home, "workspace", "effect.txt");
@@ -113,6 +113,8 @@ describe("durable runs on BullMQ workers (real redis-server, compiled worker pro
       HERMES_MODEL: "scripted-model",
       HERMES_API_KEY: "test-key",
       HERMES_TOOLS: "default,terminal",
+      // Durability, not approval, is under test here (approval has its own tests).
+      HERMES_APPROVAL: "none",
       REDIS_URL: redis.url,
     };
     const worker = async (): Promise<AppProcess> => {
