@@ -3,6 +3,7 @@ import { createAgentMetrics } from "@hermes/agent";
 import {
   openConfiguredStore,
   approvalGateFor,
+  publishStreamUpdate,
   BUNDLED_HOOKS_DIR,
   loadBullMq,
   GatewayHttpServer,
@@ -69,6 +70,11 @@ async function main(): Promise<number> {
       reviewerFor: (key, memory) => pool.reviewerFor(key, memory),
       beforeRun: sharedFiles && ((key, sessionId) => sharedFiles.sync.beforeRun(key, sessionId)),
       hooks: hooks as unknown as HookPort,
+      // Published as the reply is written; lost updates cost only an edit, the final reply comes from the outbox.
+      streamTo:
+        config.interaction.streaming === "edit"
+          ? (update) => void publishStreamUpdate(lockConnection, update).catch((error: unknown) => logger.debug("could not publish a stream update", { error }))
+          : undefined,
       // The prompt goes out at once: the gateway delivers it while this run waits on the answer.
       approvalGate: approvalGateFor(config, { approvals: store.approvals, deliveries: store.deliveries, announce: (inboundId) => host.repliesStored([inboundId]), logger }),
       dailyBudgetUsd: config.limits.dailyBudgetUsd,

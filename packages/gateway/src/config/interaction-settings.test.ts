@@ -35,7 +35,7 @@ describe("streaming and approval settings", () => {
   });
 
   it("names each invalid setting", async () => {
-    const result = await load({ HERMES_STREAMING: "live", HERMES_APPROVAL: "terminl", HERMES_APPROVAL_TIMEOUT_S: "5" });
+    const result = await load({ HERMES_STREAMING: "live", HERMES_APPROVAL: "terminl", HERMES_APPROVAL_TIMEOUT_S: "0" });
     expect(result.ok).toBe(false);
     const settings = result.ok ? [] : result.errors.map((issue) => issue.setting);
     expect(settings).toEqual(expect.arrayContaining(["HERMES_STREAMING", "HERMES_APPROVAL", "HERMES_APPROVAL_TIMEOUT_S"]));

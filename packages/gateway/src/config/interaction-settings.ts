@@ -22,7 +22,7 @@ export const INTERACTION_SETTINGS = [
   },
   {
     name: "HERMES_APPROVAL_TIMEOUT_S",
-    description: "Seconds an approval waits for an answer; no answer is a denial (10–86400)",
+    description: "Seconds an approval waits for an answer; no answer is a denial (1–86400)",
     default: String(DEFAULT_APPROVAL_TIMEOUT_S),
     secret: false,
   },
@@ -33,7 +33,7 @@ const DYNAMIC_TOOL = /^mcp_[A-Za-z0-9_]+$/;
 
 export function readInteractionSettings(reader: SettingReader, knownTools: readonly string[]): InteractionSettings {
   const streaming = reader.choice("HERMES_STREAMING", ["off", "edit"] as const) ?? "off";
-  const timeoutS = reader.integer("HERMES_APPROVAL_TIMEOUT_S", { min: 10, max: 86_400 }) ?? DEFAULT_APPROVAL_TIMEOUT_S;
+  const timeoutS = reader.integer("HERMES_APPROVAL_TIMEOUT_S", { min: 1, max: 86_400 }) ?? DEFAULT_APPROVAL_TIMEOUT_S;
   return { streaming, approval: { tools: readApprovalTools(reader, knownTools), timeoutMs: timeoutS * 1000 } };
 }
 

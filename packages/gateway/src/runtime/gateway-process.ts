@@ -35,6 +35,7 @@ import { claimTakeover, createPlatformDuty } from "./platform-duty.js";
 import { gatewayVoiceMessages } from "../media/voice-wiring.js";
 import { approvalToolsOf } from "../approval/approval-wiring.js";
 import { messageEditor } from "./message-editor.js";
+import { gatewayStreaming } from "./gateway-streaming.js";
 
 /** Replies still get this long to go out at shutdown even when runs get no drain (a failed start). */
 const SHUTDOWN_FLUSH_MIN_MS = 2_000;
@@ -91,7 +92,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const unwatchHooks = hooks.watch();
   const hookPort = hooks as unknown as HookPort;
 
-  const queueSetup = await createRunQueue(config, { store, hooks: hookPort, logger, metrics: options.metrics, sharedFiles: sharedFiles?.sync });
+  const streaming = gatewayStreaming(config, logger);
+  const queueSetup = await createRunQueue(config, { store, hooks: hookPort, logger, metrics: options.metrics, sharedFiles: sharedFiles?.sync, streamTo: streaming?.sink });
   if (!queueSetup.ok) {
     stopSharedFilesPoll?.();
     unwatchHooks();
@@ -109,6 +111,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const pacer = new PlatformPacer({ platforms: options.adapters });
   const typing = new TypingTracker({ adapters, logger, pacer });
   const delivery = new DeliveryService({
+    streams: streaming?.start({ store, adapters, pacer, isActive: () => duty.active }),
     store: store.deliveries,
     inbound: store.inbound,
     adapters,
@@ -240,6 +243,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
       logger.warn("replies still pending at shutdown stay in the outbox for the next start", { waitedMs: Math.max(drainMs, SHUTDOWN_FLUSH_MIN_MS) });
     }
     await delivery.stop();
+    await streaming?.close();
     typing.stopAll();
     await http?.stop();
     stopSharedFilesPoll?.();

@@ -14,6 +14,7 @@ import { createWithSessionLock, type WithSessionLock } from "./command-session-l
 import { createBudgetRefusalsMetric } from "./gateway-metrics.js";
 import { QueueRelay } from "./queue-relay.js";
 import type { SharedFilesSync } from "../shared-files/shared-files-sync.js";
+import type { StreamUpdate } from "../streaming/stream-update.js";
 
 // How long start-up waits for Redis before going on without it (messages are then relayed once it answers).
 const REDIS_START_WAIT_MS = 5_000;
@@ -37,7 +38,7 @@ export type RunQueueSetup =
  */
 export async function createRunQueue(
   config: GatewayConfig,
-  deps: { store: Store; hooks: HookPort; logger: Logger; metrics: MetricsRegistry; sharedFiles?: SharedFilesSync },
+  deps: { store: Store; hooks: HookPort; logger: Logger; metrics: MetricsRegistry; sharedFiles?: SharedFilesSync; streamTo?: (update: StreamUpdate) => void },
 ): Promise<RunQueueSetup> {
   if (config.redisUrl) {
     // Loaded only here: an embedded gateway never needs bullmq or ioredis in memory.
@@ -73,6 +74,7 @@ export async function createRunQueue(
     reviewerFor: (key, memory) => pool.reviewerFor(key, memory),
     beforeRun: sharedFiles && ((key, sessionId) => sharedFiles.beforeRun(key, sessionId)),
     hooks: deps.hooks,
+    streamTo: deps.streamTo,
     // The prompt goes out at once: the run waits on the answer, in this process's queue.
     approvalGate: approvalGateFor(config, { approvals: deps.store.approvals, deliveries: deps.store.deliveries, announce: (inboundId) => queue.repliesStored(inboundId), logger: deps.logger }),
     dailyBudgetUsd: config.limits.dailyBudgetUsd,
