@@ -5,10 +5,15 @@ export interface SentMessage {
   message: OutboundMessage;
 }
 
+export interface EditedMessage extends SentMessage {
+  messageId: string;
+}
+
 /** A platform that records what the gateway sends and lets a test inject messages as if users wrote them. */
 export class RecordingAdapter implements PlatformAdapter {
   readonly sent: SentMessage[] = [];
   readonly typing: OutboundTarget[] = [];
+  readonly edits: EditedMessage[] = [];
   private context: AdapterContext | undefined;
   private counter = 0;
 
@@ -28,6 +33,19 @@ export class RecordingAdapter implements PlatformAdapter {
   async send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
     this.sent.push({ target, message });
     return { ok: true, messageId: `out-${this.sent.length}` };
+  }
+
+  async edit(target: OutboundTarget, messageId: string, message: OutboundMessage): Promise<SendResult> {
+    this.edits.push({ target, messageId, message });
+    return { ok: true, messageId };
+  }
+
+  /** Each sent message as it reads now (after its edits), in the order they were sent. */
+  visible(chatId?: string): string[] {
+    return this.sent
+      .map((sent, index) => ({ sent, id: `out-${index + 1}` }))
+      .filter(({ sent }) => chatId === undefined || sent.target.chatId === chatId)
+      .map(({ sent, id }) => this.edits.filter((edit) => edit.messageId === id).at(-1)?.message.text ?? sent.message.text);
   }
 
   async sendTyping(target: OutboundTarget): Promise<void> {

@@ -2,7 +2,7 @@ import type { Logger } from "@hermes/agent";
 import type { OutboundTarget, PlatformAdapter, SendResult } from "../core/adapter.js";
 import { chunkMarkdown } from "./chunk-markdown.js";
 import { canEdit, editingInPlace } from "../streaming/edit-in-place.js";
-import { EMPTY_PART } from "../streaming/stream-layout.js";
+import { EMPTY_PART, statusRoom } from "../streaming/stream-layout.js";
 import type { DeliveryRecordLike, DeliveryStoreLike, StreamedRepliesLike } from "./delivery-types.js";
 import { failureNoticeText, shortFailureReason } from "./failure-notice.js";
 import type { SendPacer } from "./pacer-types.js";
@@ -76,10 +76,10 @@ export async function sendDelivery(rules: DeliveryRules, adapter: PlatformAdapte
 }
 
 async function sendParts(rules: DeliveryRules, adapter: PlatformAdapter, delivery: DeliveryRecordLike, partsSent: number, claimLost: () => boolean): Promise<RowResult> {
-  const chunks = chunkMarkdown(delivery.text, adapter.textLimit);
-  if (chunks.length === 0) return fail(rules, adapter, delivery, { error: "the text is empty", retryable: false, userReason: "it was empty" }, 0);
+  if (chunkMarkdown(delivery.text, adapter.textLimit).length === 0) return fail(rules, adapter, delivery, { error: "the text is empty", retryable: false, userReason: "it was empty" }, 0);
   const streamed = await streamedMessages(rules, adapter, delivery);
   if (!streamed.ok) return fail(rules, adapter, delivery, { error: streamed.error, retryable: true, userReason: "its streamed messages could not be read" }, partsSent);
+  const chunks = finalParts(delivery.text, adapter.textLimit, streamed.ids.length);
   // Parts below `editable` replace the text of a streamed message; the others are sent. A streamed message that cannot
   // be edited (deleted) ends the editing: that part and the rest go out as new messages.
   let editable = streamed.ids.length;
@@ -116,6 +116,17 @@ async function sendParts(rules: DeliveryRules, adapter: PlatformAdapter, deliver
   if (streamed.ids.length > 0 && delivery.inboundId !== undefined) await forgetStreamed(rules, delivery.inboundId);
   rules.logger.debug("delivered", { deliveryId: delivery.id, platform: delivery.platform, chatId: delivery.chatId, chunks: chunks.length });
   return { attempt: "sent" };
+}
+
+/**
+ * The reply's parts. Streamed messages kept room for a status line, so they may hold less than a full message: when
+ * the full-size parts would leave streamed messages over, the reply is cut as it was streamed, and each streamed
+ * message gets its own part back instead of an empty "⋯". The same inputs give the same parts on every attempt.
+ */
+function finalParts(text: string, limit: number, streamedCount: number): string[] {
+  const full = chunkMarkdown(text, limit);
+  if (streamedCount <= full.length) return full;
+  return chunkMarkdown(text, Math.max(1, limit - statusRoom(limit)));
 }
 
 function partSend(rules: DeliveryRules, delivery: DeliveryRecordLike, index: number, last: boolean): PartSend {
