@@ -76,7 +76,7 @@ async function main(): Promise<number> {
           ? (update) => void publishStreamUpdate(lockConnection, update).catch((error: unknown) => logger.debug("could not publish a stream update", { error }))
           : undefined,
       // The prompt goes out at once: the gateway delivers it while this run waits on the answer.
-      approvalGate: approvalGateFor(config, { approvals: store.approvals, deliveries: store.deliveries, announce: (inboundId) => host.repliesStored([inboundId]), logger }),
+      approvalGate: approvalGateFor(config, { approvals: store.approvals, deliveries: store.deliveries, announce: (inboundId) => host.repliesStored([inboundId]), logger, metrics }),
       dailyBudgetUsd: config.limits.dailyBudgetUsd,
       onBudgetRefused: (message) => budgetRefusals.inc(1, { platform: message.platform }),
       sessionScope: config.sessionScope,

@@ -16,9 +16,13 @@ export interface ApprovalGateOptions {
   announce(inboundId: number): void;
   logger: Logger;
   now?: () => number;
+  /** Called once per request with how it ended (for `hermes_approvals_total`). */
+  onOutcome?(tool: string, outcome: ApprovalOutcome): void;
   /** How often the decision is read back from the store (a press lands in another process, maybe another machine). */
   pollMs?: number;
 }
+
+export type ApprovalOutcome = "approved" | "denied" | "timed_out" | "stopped" | "failed";
 
 export interface GatedRun {
   inboundId: number;
@@ -47,8 +51,11 @@ export function createApprovalGate(options: ApprovalGateOptions) {
       if (await options.approvals.grantedForSession(run.sessionId, event.toolName)) return undefined;
       const summary = approvalSummary(event.toolName, event.arguments);
       const request = (await pendingFromEarlierAttempt(run, event.toolName, summary)) ?? (await ask(run, event.toolName, summary));
-      return await verdict(await waitForDecision(request, run.signal), run);
+      const decided = await waitForDecision(request, run.signal);
+      options.onOutcome?.(event.toolName, outcomeOf(decided, run.signal));
+      return await verdict(decided, run);
     } catch (error) {
+      options.onOutcome?.(event.toolName, "failed");
       // Fails closed: a call that needs approval never runs because asking went wrong (say the database is away).
       options.logger.error("could not ask for approval; the tool call is refused", { tool: event.toolName, inboundId: run.inboundId, error });
       return { block: true, reason: `Approval for this ${event.toolName} call could not be asked (an internal error), so it did not run. Tell the user; they can try again.` };
@@ -118,6 +125,12 @@ export function createApprovalGate(options: ApprovalGateOptions) {
     await notify(run, `No answer within ${duration(options.timeoutMs)}: the \`${request.tool}\` call was not run.`);
     return { block: true, reason: `The user did not answer the approval request within ${duration(options.timeoutMs)}, so this ${request.tool} call did not run.` };
   }
+}
+
+function outcomeOf(request: ApprovalRequest, signal: AbortSignal): ApprovalOutcome {
+  if (request.status === "approved") return "approved";
+  if (signal.aborted) return "stopped";
+  return request.status === "denied" ? "denied" : "timed_out";
 }
 
 function stoppedByPerson(signal: AbortSignal): boolean {

@@ -1,6 +1,7 @@
-import type { Logger } from "@hermes/agent";
+import type { Logger, MetricsRegistry } from "@hermes/agent";
 import type { NewDelivery } from "@hermes/store";
 import type { GatewayConfig } from "../config/gateway-config.js";
+import { createApprovalsMetric } from "../runtime/gateway-metrics.js";
 import { createApprovalGate } from "./approval-gate.js";
 import type { ApprovalsPort } from "./approval-types.js";
 
@@ -11,11 +12,12 @@ import type { ApprovalsPort } from "./approval-types.js";
  */
 export function approvalGateFor(
   config: Pick<GatewayConfig, "tools" | "interaction">,
-  deps: { approvals: ApprovalsPort; deliveries: { enqueue(delivery: NewDelivery): Promise<unknown> }; announce(inboundId: number): void; logger: Logger },
+  deps: { approvals: ApprovalsPort; deliveries: { enqueue(delivery: NewDelivery): Promise<unknown> }; announce(inboundId: number): void; logger: Logger; metrics: MetricsRegistry },
 ): ReturnType<typeof createApprovalGate> | undefined {
   const tools = approvalToolsOf(config);
   if (tools.size === 0) return undefined;
-  return createApprovalGate({ ...deps, tools, timeoutMs: config.interaction.approval.timeoutMs });
+  const outcomes = createApprovalsMetric(deps.metrics);
+  return createApprovalGate({ ...deps, tools, timeoutMs: config.interaction.approval.timeoutMs, onOutcome: (tool, outcome) => outcomes.inc(1, { tool, outcome }) });
 }
 
 /** The enabled tools whose calls wait for approval. */

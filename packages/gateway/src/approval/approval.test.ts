@@ -16,6 +16,7 @@ let home: string;
 let store: Store;
 let clock: number;
 let announced: number[];
+let outcomes: string[];
 let inboundId: number;
 
 const SESSION_KEY = "agent:main:telegram:dm:100";
@@ -26,6 +27,7 @@ beforeEach(async () => {
   store = await openStore({ file: path.join(home, "state.db") });
   clock = 1_700_000_000_000;
   announced = [];
+  outcomes = [];
   inboundId = (await store.inbound.recordIfNew({ platform: "telegram", messageId: "m1", payload: JSON.stringify(asker), sessionKey: SESSION_KEY, status: "running" })).record.id;
 });
 afterEach(async () => {
@@ -43,6 +45,7 @@ function gate(approvals: ApprovalsPort = store.approvals, tools = ["terminal"]) 
     logger: silentLogger,
     now: () => clock,
     pollMs: 2,
+    onOutcome: (tool, outcome) => outcomes.push(`${tool}:${outcome}`),
   });
 }
 
@@ -114,6 +117,7 @@ describe("asking before a tool call", () => {
     expect(await command("approve", "", asker)).toBe("Approved: the `terminal` call runs now.");
     expect(await decision).toBeUndefined();
     expect(await command("deny", id, asker)).toBe("This request was already approved.");
+    expect(outcomes).toEqual(["terminal:approved"]);
   });
 
   it("tells the model the call was denied", async () => {
@@ -131,6 +135,7 @@ describe("asking before a tool call", () => {
     const texts = (await store.deliveries.pending()).map((d) => d.text);
     expect(texts).toContain("No answer within 1 minute: the `terminal` call was not run.");
     expect(await command("approve", "", asker)).toBe(NOTHING);
+    expect(outcomes).toEqual(["terminal:timed_out"]);
   });
 
   it("asks once per conversation after 'Approve for this conversation'", async () => {
@@ -154,6 +159,7 @@ describe("asking before a tool call", () => {
     await prompt();
     stopped.abort(new RunAbortedError("stop"));
     expect(await decision).toEqual({ block: true, reason: expect.stringContaining("stopped") });
+    expect(outcomes).toEqual(["terminal:stopped"]);
     expect(await command("approve", "", asker)).toBe(NOTHING);
 
     const shutdown = new AbortController();
@@ -173,6 +179,7 @@ describe("asking before a tool call", () => {
   it("refuses the call when asking fails, instead of running it unasked", async () => {
     const broken: ApprovalsPort = { ...store.approvals, create: () => Promise.reject(new Error("database is away")) };
     expect(await gate(broken)(run())(terminalCall)).toEqual({ block: true, reason: expect.stringContaining("could not be asked") });
+    expect(outcomes).toEqual(["terminal:failed"]);
   });
 });
 

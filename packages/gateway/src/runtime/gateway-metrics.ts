@@ -50,6 +50,11 @@ export function createGatewayMetrics(registry: MetricsRegistry, sources: Gateway
  * `hermes_budget_refusals_total{platform}`: messages answered without the model because the sender's daily budget
  * (HERMES_DAILY_BUDGET_USD) was used up. Counted where runs happen: the embedded gateway, or each worker with Redis.
  */
+/** Where the runs happen (the embedded gateway, each worker): how approval requests (HERMES_APPROVAL) ended. */
+export function createApprovalsMetric(registry: MetricsRegistry): Counter {
+  return registry.counter("approvals", "Tool calls that waited for the approval of the person who asked, by how the request ended.", ["tool", "outcome"]);
+}
+
 export function createBudgetRefusalsMetric(registry: MetricsRegistry): Counter {
   return registry.counter("budget_refusals", "Messages answered without a model call because the sender's daily budget (HERMES_DAILY_BUDGET_USD) was reached.", ["platform"]);
 }

@@ -76,7 +76,7 @@ export async function createRunQueue(
     hooks: deps.hooks,
     streamTo: deps.streamTo,
     // The prompt goes out at once: the run waits on the answer, in this process's queue.
-    approvalGate: approvalGateFor(config, { approvals: deps.store.approvals, deliveries: deps.store.deliveries, announce: (inboundId) => queue.repliesStored(inboundId), logger: deps.logger }),
+    approvalGate: approvalGateFor(config, { approvals: deps.store.approvals, deliveries: deps.store.deliveries, announce: (inboundId) => queue.repliesStored(inboundId), logger: deps.logger, metrics: deps.metrics }),
     dailyBudgetUsd: config.limits.dailyBudgetUsd,
     onBudgetRefused: (message) => budgetRefusals.inc(1, { platform: message.platform }),
     // Called only while a run is under way, so after `queue` below exists.
