@@ -36,6 +36,7 @@ import { gatewayVoiceMessages } from "../media/voice-wiring.js";
 import { approvalToolsOf } from "../approval/approval-wiring.js";
 import { messageEditor } from "./message-editor.js";
 import { gatewayStreaming } from "./gateway-streaming.js";
+import { waitIdle } from "./wait-idle.js";
 
 /** Replies still get this long to go out at shutdown even when runs get no drain (a failed start). */
 const SHUTDOWN_FLUSH_MIN_MS = 2_000;
@@ -280,15 +281,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     store,
     mode,
     httpAddress,
-    waitIdle: async (sessionKey, waitOptions) => {
-      for (;;) {
-        const busy = await store.inbound.unanswered(sessionKey);
-        const undelivered = (await store.deliveries.pending(1_000)).some((d) => d.sessionKey === sessionKey);
-        if (busy === 0 && !undelivered) return;
-        if (waitOptions?.orWaitingForApproval && !undelivered && (await store.approvals.latestPending(sessionKey, Date.now()))) return;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    },
+    waitIdle: (sessionKey, waitOptions) => waitIdle(store, sessionKey, waitOptions),
     interrupt: async (sessionKey) => {
       await store.inbound.cancelQueued(sessionKey);
       await queue.stop(sessionKey);
