@@ -69,3 +69,4 @@ export type { SkillAction, SkillChangeListener } from "./skills/local-skill-stor
 export { parseSkillDocument, SkillFrontmatterSchema, type SkillFrontmatter } from "./skills/frontmatter.js";
 export * from "./memory/index.js";
 export * from "./reflection/index.js";
+export { abortableSleep } from "./loop/sleep.js";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Logger, ToolGate, ToolStartEvent } from "@hermes/agent";
+import { abortableSleep, type Logger, type ToolGate, type ToolStartEvent } from "@hermes/agent";
 import type { NewDelivery } from "@hermes/store";
 import type { InboundMessage } from "../core/inbound.js";
 import { RunAbortedError } from "../queue/types.js";
@@ -110,7 +110,7 @@ export function createApprovalGate(options: ApprovalGateOptions) {
         if (await options.approvals.decide(request.id, { status: "expired", decidedAt: now() })) return { ...current, status: "expired" };
         continue; // decided in the same instant: that decision stands
       }
-      await sleep(Math.min(pollMs, Math.max(1, current.expiresAt - now())), signal);
+      await abortableSleep(Math.min(pollMs, Math.max(1, current.expiresAt - now())), signal);
     }
   }
 
@@ -136,16 +136,4 @@ function outcomeOf(request: ApprovalRequest, signal: AbortSignal): ApprovalOutco
 function stoppedByPerson(signal: AbortSignal): boolean {
   const reason: unknown = signal.reason;
   return reason instanceof RunAbortedError && reason.abortCause === "stop";
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
