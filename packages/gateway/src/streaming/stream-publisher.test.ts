@@ -75,6 +75,15 @@ describe("createStreamPublisher", () => {
     expect(texts(updates)).toEqual(["Whole step one", "Step two"]);
   });
 
+  it("never shows recalled memory a completed step's raw text still holds, as the final reply does not", async () => {
+    const { clock, updates, onTextDelta, onStep } = publisher();
+    onTextDelta("Your plan: ", { step: 1 });
+    await onStep({ step: 1, text: "Your plan: <memory-context>Bob's diagnosis</memory-context>rest", toolCalls: [], usage });
+    await onStep({ step: 2, text: "<memory-context>only recalled</memory-context>", toolCalls: [], usage });
+    await clock.advance(250);
+    expect(texts(updates)).toEqual(["Your plan: ", "Your plan: rest"]);
+  });
+
   it("flush publishes the newest state now; stop publishes nothing more", async () => {
     const { clock, updates, onTextDelta, flush, stop } = publisher();
     onTextDelta("a", { step: 1 });

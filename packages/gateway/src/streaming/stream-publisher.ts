@@ -1,4 +1,4 @@
-import type { AgentCallbacks, Logger } from "@hermes/agent";
+import { scrubMemoryFences, type AgentCallbacks, type Logger } from "@hermes/agent";
 import type { StreamTarget, StreamUpdate } from "./stream-update.js";
 
 export interface StreamPublisherOptions {
@@ -105,9 +105,11 @@ export function createStreamPublisher(options: StreamPublisherOptions): StreamPu
       guarded("onStep", () => {
         // Providers that do not stream deltas still show each step's text when it is complete.
         if (step !== undefined && event.step < step) return;
-        if (event.text.trim() === "") return;
+        // The step's raw text: the deltas came scrubbed of recalled memory, this must be too (the final reply is).
+        const visible = scrubMemoryFences(event.text);
+        if (visible.trim() === "") return;
         step = event.step;
-        text = event.text;
+        text = visible;
         changed();
       }),
   };
