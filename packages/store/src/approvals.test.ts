@@ -113,19 +113,27 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
     it("grants a tool for a session only through an approval for the whole conversation of that session", async () => {
       const { store } = await fixtures.openNew();
       const now = fixtures.now();
-      expect(await store.approvals.grantedForSession("session-a", "terminal")).toBe(false);
+      expect(await store.approvals.grantedForSession("session-a", "terminal", "42")).toBe(false);
       await created(store, "once0001");
       await store.approvals.decide("once0001", { status: "approved", scope: "once", decidedBy: "42", decidedAt: now });
       await created(store, "denied01");
       await store.approvals.decide("denied01", { status: "denied", scope: "session", decidedBy: "42", decidedAt: now });
       await created(store, "pending1");
-      expect(await store.approvals.grantedForSession("session-a", "terminal")).toBe(false);
+      expect(await store.approvals.grantedForSession("session-a", "terminal", "42")).toBe(false);
 
       await created(store, "always01");
       await store.approvals.decide("always01", { status: "approved", scope: "session", decidedBy: "42", decidedAt: now });
-      expect(await store.approvals.grantedForSession("session-a", "terminal")).toBe(true);
-      expect(await store.approvals.grantedForSession("session-a", "write_file")).toBe(false);
-      expect(await store.approvals.grantedForSession("session-b", "terminal")).toBe(false);
+      expect(await store.approvals.grantedForSession("session-a", "terminal", "42")).toBe(true);
+      expect(await store.approvals.grantedForSession("session-a", "write_file", "42")).toBe(false);
+      expect(await store.approvals.grantedForSession("session-b", "terminal", "42")).toBe(false);
+    });
+
+    it("grants for the conversation only the calls of the person who approved, in a session several people share", async () => {
+      const { store } = await fixtures.openNew();
+      await created(store, "always42", { requesterId: "42" });
+      await store.approvals.decide("always42", { status: "approved", scope: "session", decidedBy: "42", decidedAt: fixtures.now() });
+      expect(await store.approvals.grantedForSession("session-a", "terminal", "42")).toBe(true);
+      expect(await store.approvals.grantedForSession("session-a", "terminal", "43")).toBe(false);
     });
   });
 });

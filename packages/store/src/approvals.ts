@@ -14,8 +14,11 @@ export interface ApprovalRepository {
   decide(id: string, decision: ApprovalDecision): Promise<boolean>;
   /** The session key's newest approval that is pending and not expired at `now`. */
   latestPending(sessionKey: string, now: number): Promise<ApprovalRecord | undefined>;
-  /** Whether the tool was approved for the whole conversation (status approved, scope session) of this session id. */
-  grantedForSession(sessionId: string, tool: string): Promise<boolean>;
+  /**
+   * Whether this person approved the tool for the whole conversation (status approved, scope session) of this session
+   * id. Theirs only: in a thread several people share, one person's grant must not let another's calls run unasked.
+   */
+  grantedForSession(sessionId: string, tool: string, requesterId: string): Promise<boolean>;
 }
 
 const APPROVAL_ID = /^[a-z0-9]{8,12}$/;
@@ -79,13 +82,14 @@ export function createApprovalRepository(ctx: StoreContext): ApprovalRepository 
       return row && toApprovalRecord(row);
     },
 
-    async grantedForSession(sessionId, tool) {
+    async grantedForSession(sessionId, tool, requesterId) {
       const row = await exec.first(
         db
           .selectFrom("approvals")
           .select("id")
           .where("session_id", "=", sessionId)
           .where("tool", "=", tool)
+          .where("requester_id", "=", requesterId)
           .where("status", "=", "approved")
           .where("scope", "=", "session")
           .limit(sql.lit(1)),

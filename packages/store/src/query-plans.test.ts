@@ -78,7 +78,7 @@ describe("the statements of an answered message", () => {
     await store.streamParts.record(record.id, 0, "502");
     await store.streamParts.list(record.id);
     await store.streamParts.clear(record.id);
-    await store.approvals.grantedForSession(session.id, "terminal");
+    await store.approvals.grantedForSession(session.id, "terminal", "u1");
     await store.approvals.create({
       id: "plan0001",
       inboundId: record.id,

@@ -136,7 +136,7 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
         if ((await store.approvals.get(id)) !== undefined) left.push(id);
       }
       expect(left).toEqual(["grantact", "longwait", "recent01"]);
-      expect(await store.approvals.grantedForSession(active.id, "terminal")).toBe(true);
+      expect(await store.approvals.grantedForSession(active.id, "terminal", "x")).toBe(true);
     });
 
     it("keeps deduplicating a recent message that the platform redelivers", async () => {

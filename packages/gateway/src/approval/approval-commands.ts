@@ -52,7 +52,7 @@ async function decide(context: CommandContext, verdict: Verdict): Promise<string
 
 function outcomeText(tool: string, verdict: Verdict, always: boolean): string {
   if (verdict === "deny") return `Denied: the \`${tool}\` call will not run.`;
-  return always ? `Approved for this conversation: \`${tool}\` calls run without asking until /new.` : `Approved: the \`${tool}\` call runs now.`;
+  return always ? `Approved for this conversation: your \`${tool}\` calls run without asking until /new.` : `Approved: the \`${tool}\` call runs now.`;
 }
 
 function closedText(request: ApprovalRequest, now: number): string | undefined {

@@ -48,7 +48,7 @@ export function createApprovalGate(options: ApprovalGateOptions) {
   return (run: GatedRun) => async (event: ToolStartEvent): Promise<ToolGate> => {
     if (!options.tools.has(event.toolName)) return undefined;
     try {
-      if (await options.approvals.grantedForSession(run.sessionId, event.toolName)) return undefined;
+      if (await options.approvals.grantedForSession(run.sessionId, event.toolName, run.message.user.id)) return undefined;
       const summary = approvalSummary(event.toolName, event.arguments);
       const request = (await pendingFromEarlierAttempt(run, event.toolName, summary)) ?? (await ask(run, event.toolName, summary));
       const decided = await waitForDecision(request, run.signal);

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { silentLogger, type ToolStartEvent } from "@hermes/agent";
-import { openStore, type Store } from "@hermes/store";
+import { openStore, type DeliveryRecord, type Store } from "@hermes/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CommandContext } from "../commands/types.js";
 import { findCommand } from "../commands/registry.js";
@@ -49,8 +49,24 @@ function gate(approvals: ApprovalsPort = store.approvals, tools = ["terminal"]) 
   });
 }
 
-function run(signal: AbortSignal = new AbortController().signal, sessionId = "s1") {
-  return { inboundId, sessionKey: SESSION_KEY, sessionId, message: asker, target: { platform: "telegram", chatId: "100" }, signal };
+function run(signal: AbortSignal = new AbortController().signal, sessionId = "s1", message: InboundMessage = asker) {
+  return { inboundId, sessionKey: SESSION_KEY, sessionId, message, target: { platform: "telegram", chatId: "100" }, signal };
+}
+
+/** The store's approvals, with a promise kept once a gate reads a decision back (it then waits on its request). */
+function watchedApprovals(): { approvals: ApprovalsPort; waiting: Promise<void> } {
+  let reached = (): void => undefined;
+  const waiting = new Promise<void>((resolve) => (reached = resolve));
+  return {
+    approvals: {
+      ...store.approvals,
+      get: (id) => {
+        reached();
+        return store.approvals.get(id);
+      },
+    },
+    waiting,
+  };
 }
 
 const terminalCall: ToolStartEvent = { step: 1, toolCallId: "c1", toolName: "terminal", arguments: { command: "ls -la ```x```" } };
@@ -85,12 +101,17 @@ async function command(name: "approve" | "deny", args: string, from: InboundMess
 
 /** Waits until the gate's prompt is in the outbox and returns it. */
 async function prompt() {
-  for (let i = 0; i < 500; i += 1) {
-    const notice = (await store.deliveries.pending()).find((d) => d.buttons !== undefined);
-    if (notice) return notice;
+  return (await prompts(1))[0] as DeliveryRecord;
+}
+
+/** Waits until `count` approval prompts are in the outbox and returns them. */
+async function prompts(count: number): Promise<DeliveryRecord[]> {
+  for (let i = 0; i < 2_500; i += 1) {
+    const queued = (await store.deliveries.pending()).filter((d) => d.buttons !== undefined);
+    if (queued.length >= count) return queued;
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
-  throw new Error("no approval prompt was queued");
+  throw new Error(`fewer than ${count} approval prompts were queued`);
 }
 
 describe("asking before a tool call", () => {
@@ -141,16 +162,30 @@ describe("asking before a tool call", () => {
   it("asks once per conversation after 'Approve for this conversation'", async () => {
     const first = gate()(run())(terminalCall);
     const always = (await prompt()).buttons?.[1]?.value ?? "";
-    expect(await command("approve", always.replace("/approve ", ""), asker)).toBe("Approved for this conversation: `terminal` calls run without asking until /new.");
+    expect(await command("approve", always.replace("/approve ", ""), asker)).toBe("Approved for this conversation: your `terminal` calls run without asking until /new.");
     expect(await first).toBeUndefined();
     expect(await gate()(run())({ ...terminalCall, toolCallId: "c2" })).toBeUndefined();
     expect((await store.deliveries.pending()).filter((d) => d.buttons !== undefined)).toHaveLength(1);
     // A new conversation (another session id) asks again.
     const fresh = gate()(run(new AbortController().signal, "s2"))(terminalCall);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect((await store.deliveries.pending()).filter((d) => d.buttons !== undefined)).toHaveLength(2);
+    expect(await prompts(2)).toHaveLength(2);
     await command("deny", "", asker);
     expect(await fresh).toMatchObject({ block: true });
+  });
+
+  it("asks someone else in a shared conversation even after the first person approved it for the conversation", async () => {
+    const first = gate()(run())(terminalCall);
+    const always = (await prompt()).buttons?.[1]?.value ?? "";
+    await command("approve", always.replace("/approve ", ""), asker);
+    expect(await first).toBeUndefined();
+
+    const bo = inbound({ user: { id: "8", name: "Bo" } });
+    const theirs = gate()(run(new AbortController().signal, "s1", bo))({ ...terminalCall, toolCallId: "c2" });
+    const [, second] = await prompts(2);
+    expect(second?.text).toContain("Approve this `terminal` call?");
+    expect(await command("approve", "", asker)).toBe("Only the person whose message started this can answer it.");
+    expect(await command("deny", "", bo)).toBe("Denied: the `terminal` call will not run.");
+    expect(await theirs).toMatchObject({ block: true });
   });
 
   it("closes the request when the person stops the run, but keeps it for the re-run after a shutdown", async () => {
@@ -163,15 +198,17 @@ describe("asking before a tool call", () => {
     expect(await command("approve", "", asker)).toBe(NOTHING);
 
     const shutdown = new AbortController();
-    const interrupted = gate()(run(shutdown.signal))({ ...terminalCall, arguments: { command: "pwd" } });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const before = watchedApprovals();
+    const interrupted = gate(before.approvals)(run(shutdown.signal))({ ...terminalCall, arguments: { command: "pwd" } });
+    await before.waiting;
     shutdown.abort(new RunAbortedError("shutdown"));
     await interrupted;
-    const prompts = (await store.deliveries.pending()).filter((d) => d.buttons !== undefined).length;
-    const rerun = gate()(run())({ ...terminalCall, arguments: { command: "pwd" } });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const asked = (await store.deliveries.pending()).filter((d) => d.buttons !== undefined).length;
+    const after = watchedApprovals();
+    const rerun = gate(after.approvals)(run())({ ...terminalCall, arguments: { command: "pwd" } });
+    await after.waiting;
     // The re-run waits on the request already in the chat instead of asking twice.
-    expect((await store.deliveries.pending()).filter((d) => d.buttons !== undefined)).toHaveLength(prompts);
+    expect((await store.deliveries.pending()).filter((d) => d.buttons !== undefined)).toHaveLength(asked);
     expect(await command("approve", "", asker)).toBe("Approved: the `terminal` call runs now.");
     expect(await rerun).toBeUndefined();
   });

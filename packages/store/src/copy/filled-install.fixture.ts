@@ -200,7 +200,7 @@ export async function readFilledInstall(store: Store, filled: FilledInstall): Pr
     streamParts: await store.streamParts.list(filled.runningInboundId),
     approvals: await Promise.all(["appr0001", APPROVED_FOR_SESSION.id].map((id) => store.approvals.get(id))),
     pendingApproval: await store.approvals.latestPending("agent:main:discord:group:chan-1:7", FILLED_AT),
-    granted: await store.approvals.grantedForSession(filled.groupSessionId, "web_fetch"),
+    granted: await store.approvals.grantedForSession(filled.groupSessionId, "web_fetch", APPROVED_FOR_SESSION.requesterId),
     memory: await Promise.all((await store.memoryDocuments.list("")).map(async (key) => ({ key, document: await store.memoryDocuments.read(key) }))),
   };
 }
