@@ -243,8 +243,9 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     if (duty.active && !(await settlesWithin(delivery.flush(), Math.max(drainMs, SHUTDOWN_FLUSH_MIN_MS), timerScheduler))) {
       logger.warn("replies still pending at shutdown stay in the outbox for the next start", { waitedMs: Math.max(drainMs, SHUTDOWN_FLUSH_MIN_MS) });
     }
-    await delivery.stop();
+    // Before the delivery service: a reply's delivery waits for its stream's send in flight, which may wait on the pacer.
     await streaming?.close();
+    await delivery.stop();
     typing.stopAll();
     await http?.stop();
     stopSharedFilesPoll?.();

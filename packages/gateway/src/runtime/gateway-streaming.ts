@@ -26,6 +26,8 @@ export function gatewayStreaming(config: Pick<GatewayConfig, "interaction" | "re
   let presenter: StreamPresenter | undefined;
   let listener: StreamListener | undefined;
   let isActive = (): boolean => false;
+  // Ends the presenter's waits for the pacer at shutdown (a chat paused for a long retry_after would hold it).
+  const stopping = new AbortController();
   const sink = (update: StreamUpdate): void => {
     if (isActive()) presenter?.update(update);
   };
@@ -33,16 +35,28 @@ export function gatewayStreaming(config: Pick<GatewayConfig, "interaction" | "re
     sink,
     start(deps) {
       isActive = deps.isActive;
-      const shown = new StreamPresenter({ adapterFor: (platform) => deps.adapters.get(platform), pacer: deps.pacer, parts: deps.store.streamParts, logger });
+      const shown = new StreamPresenter({
+        adapterFor: (platform) => deps.adapters.get(platform),
+        pacer: deps.pacer,
+        parts: deps.store.streamParts,
+        logger,
+        signal: stopping.signal,
+        // A gateway that lost its duty mid-stream must not edit over the final reply the active one sends.
+        showing: () => isActive(),
+      });
       presenter = shown;
       if (config.redisUrl) listener = new StreamListener(config.redisUrl, sink, logger);
       return {
         finish: (inboundId) => shown.finish(inboundId),
         stored: (inboundId) => deps.store.streamParts.list(inboundId),
-        clear: (inboundId) => deps.store.streamParts.clear(inboundId),
+        clear: (inboundId) => {
+          shown.release(inboundId);
+          return deps.store.streamParts.clear(inboundId);
+        },
       };
     },
     async close() {
+      stopping.abort(new Error("the gateway is stopping"));
       await listener?.close();
       await presenter?.stop();
     },

@@ -7,7 +7,14 @@ import { StreamPresenter } from "./stream-presenter.js";
 import type { StreamUpdate } from "./stream-update.js";
 import { EditingFakeAdapter } from "./testing.js";
 
-function presenter(adapter: PlatformAdapter = new EditingFakeAdapter({ platform: "telegram" })) {
+interface PresenterSetup {
+  /** What store.streamParts holds already, or its failure. */
+  stored?: () => Promise<string[]>;
+  record?: () => Promise<void>;
+  showing?: () => boolean;
+}
+
+function presenter(adapter: PlatformAdapter = new EditingFakeAdapter({ platform: "telegram" }), setup: PresenterSetup = {}) {
   const clock = new ManualClock();
   const pacer = new RecordingPacer();
   const recorded: [number, number, string][] = [];
@@ -17,12 +24,15 @@ function presenter(adapter: PlatformAdapter = new EditingFakeAdapter({ platform:
     pacer,
     parts: {
       record: async (inboundId, part, messageId) => {
+        await setup.record?.();
         recorded.push([inboundId, part, messageId]);
       },
+      list: async (inboundId) => (setup.stored ? setup.stored() : recorded.filter(([id]) => id === inboundId).map(([, , messageId]) => messageId)),
     },
     logger,
     now: () => clock.now(),
     schedule: (callback, ms) => clock.schedule(callback, ms),
+    ...(setup.showing ? { showing: setup.showing } : {}),
   });
   const update = (text: string, extra: Partial<StreamUpdate> = {}): void =>
     created.update({ inboundId: 1, platform: adapter.platform, chatId: "42", threadId: "t", replyToMessageId: "m0", text, ...extra });
@@ -137,7 +147,7 @@ describe("StreamPresenter", () => {
     await clock.advance(5_000);
     expect(adapter.sends).toHaveLength(1);
     expect(adapter.edits).toEqual([]);
-    expect(await streams.finish(1)).toEqual([]);
+    expect(await streams.finish(1)).toEqual(["77"]);
   });
 
   it("streams nothing to a platform that cannot edit or that it does not know", async () => {
@@ -159,7 +169,57 @@ describe("StreamPresenter", () => {
     await clock.advance(2_000);
     expect(adapter.sends).toHaveLength(1);
     expect(adapter.edits).toEqual([]);
+    expect(await streams.finish(1)).toEqual(["1"]);
+  });
+
+  it("a delivery tried again gets the same messages although recording them failed, and none once it is out", async () => {
+    const adapter = new EditingFakeAdapter({ platform: "telegram" });
+    const { clock, update, entries, presenter: streams } = presenter(adapter, { record: () => Promise.reject(new Error("database is locked")) });
+    update("Hello");
+    await clock.advance(0);
+    expect(entries).toEqual([expect.objectContaining({ level: "warn", msg: "could not record a streamed message; after a restart its reply may be sent again" })]);
+    expect(await streams.finish(1)).toEqual(["1"]);
+    expect(await streams.finish(1)).toEqual(["1"]);
+    streams.release(1);
     expect(await streams.finish(1)).toEqual([]);
+  });
+
+  it("goes on in the messages a reply was streamed into before a restart instead of sending a second one", async () => {
+    const adapter = new EditingFakeAdapter({ platform: "telegram" });
+    const { clock, update, presenter: streams } = presenter(adapter, { stored: async () => ["m-before"] });
+    update("Hel", { status: "Running terminal…" });
+    await clock.advance(0);
+    expect(adapter.sends).toEqual([]);
+    await clock.advance(1_000);
+    expect(editTexts(adapter)).toEqual(["m-before:Hel\n⏳ Running terminal…"]);
+    update("Hello");
+    await clock.advance(1_000);
+    expect(editTexts(adapter)).toEqual(["m-before:Hel\n⏳ Running terminal…", "m-before:Hello"]);
+    expect(adapter.sends).toEqual([]);
+    expect(await streams.finish(1)).toEqual(["m-before"]);
+  });
+
+  it("shows nothing when it cannot tell whether the reply was streamed before", async () => {
+    const adapter = new EditingFakeAdapter({ platform: "telegram" });
+    const { clock, update, entries, presenter: streams } = presenter(adapter, { stored: () => Promise.reject(new Error("connection refused")) });
+    update("Hello");
+    await clock.advance(2_000);
+    expect(adapter.sends).toEqual([]);
+    expect(entries).toEqual([expect.objectContaining({ level: "warn", msg: "could not read whether a reply was streamed before; the answer arrives as a normal message" })]);
+    expect(await streams.finish(1)).toEqual([]);
+  });
+
+  it("edits nothing more while it is not the process that shows replies", async () => {
+    const adapter = new EditingFakeAdapter({ platform: "telegram" });
+    let active = true;
+    const { clock, update } = presenter(adapter, { showing: () => active });
+    update("one");
+    await clock.advance(0);
+    update("one two");
+    active = false;
+    await clock.advance(5_000);
+    expect(adapter.delivered).toEqual(["one"]);
+    expect(adapter.edits).toEqual([]);
   });
 
   it("sends nothing more once stopped", async () => {

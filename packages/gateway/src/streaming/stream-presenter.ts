@@ -9,6 +9,8 @@ import type { StreamUpdate } from "./stream-update.js";
 /** Where the messages a streamed reply occupies are kept (store.streamParts), for the final delivery after a restart. */
 export interface StreamPartsRecorder {
   record(inboundId: number, part: number, messageId: string): Promise<void>;
+  /** The messages recorded for the reply so far: shown before a restart, or by the gateway that was active before. */
+  list(inboundId: number): Promise<string[]>;
 }
 
 export interface StreamPresenterOptions {
@@ -27,6 +29,8 @@ export interface StreamPresenterOptions {
   idleMs?: number;
   /** Aborted when the gateway stops: pacer waits end and nothing more is sent. */
   signal?: AbortSignal;
+  /** False while this process is not the one that shows replies (a standby gateway): nothing more is sent or edited. */
+  showing?: () => boolean;
 }
 
 interface Stream {
@@ -59,8 +63,11 @@ const realSchedule = (callback: () => void, ms: number): (() => void) => {
  */
 export class StreamPresenter {
   private readonly streams = new Map<number, Stream>();
-  /** Finished inbound ids (and when), so an update arriving late never starts a second stream. */
-  private readonly finished = new Map<number, number>();
+  /**
+   * Finished inbound ids, when, and their messages: an update arriving late never starts a second stream, and a
+   * delivery tried again (the first attempt failed) edits the same messages even if recording them failed.
+   */
+  private readonly finished = new Map<number, { at: number; messageIds: Promise<string[]> }>();
   private readonly now: () => number;
   private readonly schedule: (callback: () => void, ms: number) => () => void;
   private readonly editIntervalMs: number;
@@ -84,6 +91,7 @@ export class StreamPresenter {
       // Platforms that cannot edit get the reply in one piece from the delivery service.
       if (!adapter || !canEdit(adapter)) return;
       stream = this.open(update, adapter);
+      this.adopt(stream);
     }
     stream.latest = update.status === undefined ? { text: update.text } : { text: update.text, status: update.status };
     stream.updatedAt = this.now();
@@ -93,13 +101,20 @@ export class StreamPresenter {
   /** Ends the stream of `inboundId` (later updates are ignored), waits for its send or edit in flight, and returns its message ids. */
   async finish(inboundId: number): Promise<string[]> {
     this.forgetIdle();
-    this.finished.set(inboundId, this.now());
+    const done = this.finished.get(inboundId);
+    if (done) return [...(await done.messageIds)];
     const stream = this.streams.get(inboundId);
-    if (!stream) return [];
     this.streams.delete(inboundId);
-    stream.cancelTimer?.();
-    await stream.busy;
-    return [...stream.messageIds];
+    stream?.cancelTimer?.();
+    const messageIds = stream ? Promise.resolve(stream.busy).then(() => [...stream.messageIds], () => [...stream.messageIds]) : Promise.resolve([]);
+    this.finished.set(inboundId, { at: this.now(), messageIds });
+    return [...(await messageIds)];
+  }
+
+  /** The reply's final delivery is out: a later delivery for the same inbound message must not edit its messages. */
+  release(inboundId: number): void {
+    const done = this.finished.get(inboundId);
+    if (done) done.messageIds = Promise.resolve([]);
   }
 
   /** Shows nothing more and waits for the sends and edits in flight. */
@@ -120,16 +135,43 @@ export class StreamPresenter {
     return stream;
   }
 
+  /**
+   * A reply streamed before (a restart, or the gateway active before this one, mid-stream; the run goes on or runs
+   * again) goes on in the messages it already occupies: a second copy would leave the first with stale text and its
+   * status line for good.
+   */
+  private adopt(stream: Stream): void {
+    const adopting = this.options.parts
+      .list(stream.inboundId)
+      .then(
+        (messageIds) => {
+          stream.messageIds = [...messageIds];
+          // Unknown text: every adopted message is edited, and not before a full interval (it may just have been).
+          stream.shown = messageIds.map(() => "");
+          stream.editedAt = messageIds.map(() => this.now());
+        },
+        (error: unknown) => {
+          stream.broken = true;
+          this.options.logger.warn("could not read whether a reply was streamed before; the answer arrives as a normal message", { inboundId: stream.inboundId, error });
+        },
+      )
+      .finally(() => {
+        stream.busy = undefined;
+        this.advance(stream);
+      });
+    stream.busy = adopting;
+  }
+
   /** Memory stays bounded: streams nobody finished (a run that died) and old finished marks are dropped. */
   private forgetIdle(): void {
     const cutoff = this.now() - this.idleMs;
-    for (const [inboundId, at] of this.finished) if (at < cutoff) this.finished.delete(inboundId);
+    for (const [inboundId, done] of this.finished) if (done.at < cutoff) this.finished.delete(inboundId);
     for (const [inboundId, stream] of this.streams) {
       if (stream.updatedAt >= cutoff || stream.busy) continue;
       stream.cancelTimer?.();
       this.streams.delete(inboundId);
-      // Its messages stay in store.streamParts for the final delivery; a late update must not open a second stream.
-      this.finished.set(inboundId, this.now());
+      // A late update must not open a second stream; the final delivery still finds its messages.
+      this.finished.set(inboundId, { at: this.now(), messageIds: Promise.resolve([...stream.messageIds]) });
     }
   }
 
@@ -167,7 +209,7 @@ export class StreamPresenter {
   }
 
   private current(stream: Stream): boolean {
-    return !this.stopped && this.streams.get(stream.inboundId) === stream && !this.options.signal?.aborted;
+    return !this.stopped && this.streams.get(stream.inboundId) === stream && !this.options.signal?.aborted && (this.options.showing?.() ?? true);
   }
 
   private async perform(stream: Stream, action: NonNullable<StreamAction>): Promise<void> {
