@@ -23,10 +23,12 @@ export function runCallbacks(parts: RunCallbackParts): AgentCallbacks {
       stream?.onTextDelta?.(delta, info);
     },
     onToolStart: async (event) => {
-      const hooked = await hooks.onToolStart?.(event);
-      if (hooked) return hooked;
+      const hooked = await settled(() => hooks.onToolStart?.(event));
+      if (hooked.ok && hooked.value) return hooked.value;
+      // Asked even when the hooks threw: the agent lets a call through a failed observer, never one unapproved.
       const asked = await approval?.(event);
       if (asked) return asked;
+      if (!hooked.ok) throw hooked.error;
       await stream?.onToolStart?.(event);
       return undefined;
     },
@@ -35,4 +37,12 @@ export function runCallbacks(parts: RunCallbackParts): AgentCallbacks {
       await stream?.onStep?.(event);
     },
   };
+}
+
+async function settled<T>(call: () => T | Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  try {
+    return { ok: true, value: await call() };
+  } catch (error) {
+    return { ok: false, error };
+  }
 }
