@@ -35,19 +35,36 @@ async function decide(context: CommandContext, verdict: Verdict): Promise<string
   // An id from another chat is treated as unknown: request ids must not let one chat probe another's.
   if (!request || request.platform !== context.message.platform || request.chatId !== context.message.chat.id) return NOTHING_WAITING;
   if (request.requesterId !== context.message.user.id) return "Only the person whose message started this can answer it.";
-  const closed = closedText(request, context.now());
-  if (closed !== undefined) return closed;
+  if (closedText(request, context.now()) !== undefined) return answerClosed(context, request);
   const won = await approvals.decide(request.id, {
     status: verdict === "approve" ? "approved" : "denied",
     scope: always ? "session" : "once",
     decidedBy: context.message.user.id,
     decidedAt: context.now(),
   });
-  if (!won) return closedText((await approvals.get(request.id)) ?? request, context.now()) ?? NOTHING_WAITING;
+  if (!won) return answerClosed(context, (await approvals.get(request.id)) ?? request);
   const outcome = outcomeText(request.tool, verdict, always);
-  // A press: the prompt itself shows the outcome and loses its buttons, so nothing more is posted.
-  if (context.editPressedMessage && (await context.editPressedMessage(decidedPromptText(request.tool, request.summary, outcome)))) return "";
-  return outcome;
+  return (await shownOnPrompt(context, request, outcome)) ? "" : outcome;
+}
+
+/**
+ * A press on a prompt already settled (a second tap, a prompt left over after a timeout) makes the prompt show how it
+ * ended, without buttons, rather than adding a message that says so.
+ */
+async function answerClosed(context: CommandContext, request: ApprovalRequest): Promise<string> {
+  const closed = closedText(request, context.now()) ?? NOTHING_WAITING;
+  return (await shownOnPrompt(context, request, endedText(request))) ? "" : closed;
+}
+
+/** A press: the prompt itself shows the outcome and loses its buttons, so nothing more is posted. */
+async function shownOnPrompt(context: CommandContext, request: ApprovalRequest, outcome: string): Promise<boolean> {
+  return context.editPressedMessage !== undefined && (await context.editPressedMessage(decidedPromptText(request.tool, request.summary, outcome)));
+}
+
+function endedText(request: ApprovalRequest): string {
+  if (request.status === "approved") return outcomeText(request.tool, "approve", request.scope === "session");
+  if (request.status === "denied") return outcomeText(request.tool, "deny", false);
+  return `Not answered in time, or its run was stopped: the \`${request.tool}\` call was not run.`;
 }
 
 function outcomeText(tool: string, verdict: Verdict, always: boolean): string {

@@ -233,6 +233,30 @@ describe("/approve and /deny", () => {
     expect(await decision).toBeUndefined();
   });
 
+  it("answers a press on a prompt already settled by showing the outcome on it, posting nothing", async () => {
+    const decision = gate()(run())(terminalCall);
+    const id = /\/approve ([a-z0-9]+)/.exec((await prompt()).buttons?.[0]?.value ?? "")?.[1] ?? "";
+    const edits: string[] = [];
+    const edit = async (text: string): Promise<boolean> => (edits.push(text), true);
+    const press = inbound({ text: `/approve ${id}`, action: { messageId: "55" } });
+    expect(await command("approve", id, press, edit)).toBe("");
+    await decision;
+    // A second tap (say on a slow connection) is answered by the prompt again, not by "already approved".
+    expect(await command("deny", id, press, edit)).toBe("");
+    expect(edits).toHaveLength(2);
+    expect(edits[1]).toBe(edits[0]);
+    // Typed, the same thing is said in the chat.
+    expect(await command("deny", id, asker)).toBe("This request was already approved.");
+
+    const timedOut = gate()(run())({ ...terminalCall, toolCallId: "c2", arguments: { command: "pwd" } });
+    const [, second] = await prompts(2);
+    const late = /\/deny ([a-z0-9]+)/.exec(second?.buttons?.[2]?.value ?? "")?.[1] ?? "";
+    clock += 60_000;
+    await timedOut;
+    expect(await command("deny", late, inbound({ text: `/deny ${late}`, action: { messageId: "56" } }), edit)).toBe("");
+    expect(edits[2]).toMatch(/\npwd\n```\nNot answered in time, or its run was stopped: the `terminal` call was not run\.$/);
+  });
+
   it("answers in the chat when the pressed prompt cannot be edited", async () => {
     const decision = gate()(run())(terminalCall);
     await prompt();
