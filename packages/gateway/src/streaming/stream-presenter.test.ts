@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { PlatformAdapter } from "../core/adapter.js";
 import { RecordingPacer } from "../outbound/delivery-testing.js";
 import { ManualClock } from "../outbound/manual-clock.js";
+import { PlatformPacer } from "../outbound/pacer.js";
+import type { SendPacer } from "../outbound/pacer-types.js";
 import { capturingLogger, FakeAdapter, gate } from "../outbound/testing.js";
 import { StreamPresenter } from "./stream-presenter.js";
 import type { StreamUpdate } from "./stream-update.js";
@@ -12,11 +14,13 @@ interface PresenterSetup {
   stored?: () => Promise<string[]>;
   record?: () => Promise<void>;
   showing?: () => boolean;
+  pacer?: (clock: ManualClock) => SendPacer;
 }
 
 function presenter(adapter: PlatformAdapter = new EditingFakeAdapter({ platform: "telegram" }), setup: PresenterSetup = {}) {
   const clock = new ManualClock();
-  const pacer = new RecordingPacer();
+  const recording = new RecordingPacer();
+  const pacer = setup.pacer?.(clock) ?? recording;
   const recorded: [number, number, string][] = [];
   const { logger, entries } = capturingLogger();
   const created = new StreamPresenter({
@@ -36,7 +40,7 @@ function presenter(adapter: PlatformAdapter = new EditingFakeAdapter({ platform:
   });
   const update = (text: string, extra: Partial<StreamUpdate> = {}): void =>
     created.update({ inboundId: 1, platform: adapter.platform, chatId: "42", threadId: "t", replyToMessageId: "m0", text, ...extra });
-  return { presenter: created, clock, pacer, recorded, entries, update };
+  return { presenter: created, clock, pacer: recording, recorded, entries, update };
 }
 
 const editTexts = (adapter: EditingFakeAdapter) => adapter.edits.map((call) => `${call.messageId}:${call.message.text}`);
@@ -74,7 +78,27 @@ describe("StreamPresenter", () => {
     update("abcde");
     await clock.advance(5_000);
     expect(editTexts(adapter)).toEqual(["1:abcd", "1:abcde"]);
-    expect(pacer.acquired).toHaveLength(3);
+    expect(pacer.acquired).toEqual(["telegram/42"]);
+  });
+
+  it("edits only with tokens to spare, so a reply waiting for the same chat is never held back by them", async () => {
+    let paced: PlatformPacer | undefined;
+    const adapter = new EditingFakeAdapter({ platform: "telegram" });
+    const { clock, update } = presenter(adapter, {
+      pacer: (pacerClock) => (paced = new PlatformPacer({ platforms: [{ platform: "telegram", pacing: { perChat: { ratePerSecond: 1 / 60, burst: 3 } } }], clock: pacerClock, jitterMs: 0 })),
+    });
+    update("a");
+    await clock.advance(1_000);
+    update("ab");
+    await clock.advance(1_000);
+    update("abc");
+    await clock.advance(3_000);
+    expect(adapter.delivered).toEqual(["a"]);
+    expect(editTexts(adapter)).toEqual(["1:ab"]);
+    let replyGoes = false;
+    void paced?.acquire("telegram", "42").then(() => (replyGoes = true));
+    await clock.advance(0);
+    expect(replyGoes).toBe(true);
   });
 
   it("shows the status as a last line, or alone before any text, and drops it when the answer arrives", async () => {

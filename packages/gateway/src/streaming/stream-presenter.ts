@@ -1,7 +1,7 @@
 import type { Logger } from "@hermes/agent";
 import type { OutboundTarget, PlatformAdapter, SendResult } from "../core/adapter.js";
 import type { SendPacer } from "../outbound/pacer-types.js";
-import { pacedSend } from "../outbound/send-chunk.js";
+import { callSend, pacedSend } from "../outbound/send-chunk.js";
 import { canEdit, editingInPlace, type EditingAdapter } from "./edit-in-place.js";
 import { nextStreamAction, type StreamAction } from "./stream-layout.js";
 import type { StreamUpdate } from "./stream-update.js";
@@ -190,18 +190,22 @@ export class StreamPresenter {
     if (stream.busy || stream.cancelTimer || stream.broken || !this.current(stream)) return;
     const action = nextStreamAction({ ...stream.latest, shown: stream.shown }, stream.adapter.textLimit);
     if (!action) return;
+    const later = (waitMs: number): void => {
+      // Coalescing: when the timer fires, the step is worked out again from the newest state.
+      stream.cancelTimer = this.schedule(() => {
+        stream.cancelTimer = undefined;
+        this.advance(stream);
+      }, waitMs);
+    };
     if (action.kind === "edit") {
       const waitMs = (stream.editedAt[action.part] ?? 0) + this.editIntervalMs - this.now();
-      if (waitMs > 0) {
-        // Coalescing: when the timer fires, the step is worked out again from the newest state.
-        stream.cancelTimer = this.schedule(() => {
-          stream.cancelTimer = undefined;
-          this.advance(stream);
-        }, waitMs);
-        return;
-      }
+      if (waitMs > 0) return later(waitMs);
     }
-    const busy = this.perform(stream, action).finally(() => {
+    // Only the first message waits its turn like a reply. Every later step is best effort: it never queues ahead of the
+    // chat's replies nor takes its last token (Telegram counts edits against a group's 20 a minute), and is tried again.
+    const paced = action.kind === "send" && action.part === 0;
+    if (!paced && !this.options.pacer.tryAcquire(stream.adapter.platform, stream.target.chatId)) return later(Math.max(1, this.editIntervalMs));
+    const busy = this.perform(stream, action, paced).finally(() => {
       stream.busy = undefined;
       this.advance(stream);
     });
@@ -212,16 +216,13 @@ export class StreamPresenter {
     return !this.stopped && this.streams.get(stream.inboundId) === stream && !this.options.signal?.aborted && (this.options.showing?.() ?? true);
   }
 
-  private async perform(stream: Stream, action: NonNullable<StreamAction>): Promise<void> {
-    const pacing = { pacer: this.options.pacer, ...(this.options.signal ? { signal: this.options.signal } : {}) };
+  /** `paced`: waits for the pacer first; otherwise its tokens are taken already. */
+  private async perform(stream: Stream, action: NonNullable<StreamAction>, paced: boolean): Promise<void> {
     const message = { text: action.text, format: "plain" as const };
-    let result: SendResult;
-    if (action.kind === "send") {
-      const target = action.part === 0 && stream.replyToMessageId !== undefined ? { ...stream.target, replyToMessageId: stream.replyToMessageId } : stream.target;
-      result = await pacedSend(stream.adapter, target, message, pacing);
-    } else {
-      result = await pacedSend(editingInPlace(stream.adapter, stream.messageIds[action.part] ?? ""), stream.target, message, pacing);
-    }
+    const adapter = action.kind === "send" ? stream.adapter : editingInPlace(stream.adapter, stream.messageIds[action.part] ?? "");
+    const target = action.part === 0 && action.kind === "send" && stream.replyToMessageId !== undefined ? { ...stream.target, replyToMessageId: stream.replyToMessageId } : stream.target;
+    const pacing = { pacer: this.options.pacer, ...(this.options.signal ? { signal: this.options.signal } : {}) };
+    const result: SendResult = paced ? await pacedSend(adapter, target, message, pacing) : await callSend(adapter, target, message);
     if (!result.ok) return this.breakOff(stream, action, result.error, result.retryAfterMs);
     if (action.kind === "edit") {
       stream.shown[action.part] = action.text;
