@@ -99,7 +99,9 @@ export function createApprovalGate(options: ApprovalGateOptions) {
   /** Resolves with the request once decided; on timeout or a stopped run it is closed as expired here. */
   async function waitForDecision(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalRequest> {
     for (;;) {
-      const current = (await options.approvals.get(request.id)) ?? request;
+      const current = await options.approvals.get(request.id);
+      // Gone from the store (deleted by hand): nobody can answer it any more, and a loop on it would never end.
+      if (!current) return { ...request, status: "expired" };
       if (current.status !== "pending") return current;
       if (signal.aborted) {
         // Handed over (a shutdown, a lost lease): the run runs again and waits on this same request. Stopped: closed.

@@ -213,6 +213,12 @@ describe("asking before a tool call", () => {
     expect(await rerun).toBeUndefined();
   });
 
+  it("refuses the call when its request disappears from the store while it waits", async () => {
+    const vanished: ApprovalsPort = { ...store.approvals, get: async () => undefined };
+    expect(await gate(vanished)(run())(terminalCall)).toMatchObject({ block: true });
+    expect(outcomes).toEqual(["terminal:timed_out"]);
+  });
+
   it("refuses the call when asking fails, instead of running it unasked", async () => {
     const broken: ApprovalsPort = { ...store.approvals, create: () => Promise.reject(new Error("database is away")) };
     expect(await gate(broken)(run())(terminalCall)).toEqual({ block: true, reason: expect.stringContaining("could not be asked") });
