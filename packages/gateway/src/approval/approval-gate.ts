@@ -52,7 +52,8 @@ export function createApprovalGate(options: ApprovalGateOptions) {
       const summary = approvalSummary(event.toolName, event.arguments);
       const request = (await pendingFromEarlierAttempt(run, event.toolName, summary)) ?? (await ask(run, event.toolName, summary));
       const decided = await waitForDecision(request, run.signal);
-      options.onOutcome?.(event.toolName, outcomeOf(decided, run.signal));
+      const outcome = outcomeOf(decided, run.signal);
+      if (outcome !== undefined) options.onOutcome?.(event.toolName, outcome);
       return await verdict(decided, run);
     } catch (error) {
       options.onOutcome?.(event.toolName, "failed");
@@ -129,9 +130,10 @@ export function createApprovalGate(options: ApprovalGateOptions) {
   }
 }
 
-function outcomeOf(request: ApprovalRequest, signal: AbortSignal): ApprovalOutcome {
+/** Undefined while the request is still open for the re-run of a handed-over run, which counts how it ends. */
+function outcomeOf(request: ApprovalRequest, signal: AbortSignal): ApprovalOutcome | undefined {
   if (request.status === "approved") return "approved";
-  if (signal.aborted) return "stopped";
+  if (signal.aborted) return request.status === "pending" && !stoppedByPerson(signal) ? undefined : "stopped";
   return request.status === "denied" ? "denied" : "timed_out";
 }
 

@@ -211,6 +211,8 @@ describe("asking before a tool call", () => {
     expect((await store.deliveries.pending()).filter((d) => d.buttons !== undefined)).toHaveLength(asked);
     expect(await command("approve", "", asker)).toBe("Approved: the `terminal` call runs now.");
     expect(await rerun).toBeUndefined();
+    // One request, counted once: as the re-run saw it end, not also as "stopped" by the shutdown.
+    expect(outcomes).toEqual(["terminal:stopped", "terminal:approved"]);
   });
 
   it("refuses the call when its request disappears from the store while it waits", async () => {
