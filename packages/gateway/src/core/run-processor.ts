@@ -179,6 +179,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
       memory: memory?.manager,
       memoryTools: memory?.tools,
     }).finally(() => stream?.stop());
+    if (result.stopReason === "ABORT" && !handedOver(signal)) stream?.settle();
 
     if (result.stopReason === "ABORT" && handedOver(signal)) {
       // Cut short by a shutdown or a lost lease, not by the person: leave the message 'running' so it is answered

@@ -100,6 +100,31 @@ describe("createStreamPublisher", () => {
     expect(texts(updates)).toEqual(["a", "ab"]);
   });
 
+  it("settle shows a stopped run's text once more without the status, or says it stopped where only a status showed", async () => {
+    const withText = publisher();
+    withText.onTextDelta("Let me look.", { step: 1 });
+    withText.onToolStart({ step: 1, toolCallId: "c1", toolName: "terminal", arguments: {} });
+    await withText.clock.advance(250);
+    withText.stop();
+    withText.settle();
+    withText.settle();
+    expect(texts(withText.updates)).toEqual(["Let me look.", "Let me look.|Running terminal…", "Let me look."]);
+
+    const statusOnly = publisher();
+    statusOnly.onToolStart({ step: 1, toolCallId: "c1", toolName: "terminal", arguments: {} });
+    statusOnly.settle();
+    expect(texts(statusOnly.updates)).toEqual(["|Running terminal…", "Stopped."]);
+
+    const plain = publisher();
+    plain.onTextDelta("Half an answ", { step: 1 });
+    plain.settle();
+    const nothing = publisher();
+    nothing.settle();
+    await plain.clock.advance(1_000);
+    expect(texts(plain.updates)).toEqual(["Half an answ"]);
+    expect(nothing.updates).toEqual([]);
+  });
+
   it("never throws into the agent when publishing fails", () => {
     const { logger, entries } = capturingLogger();
     const { onTextDelta, updates } = publisher({

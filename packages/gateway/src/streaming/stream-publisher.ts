@@ -23,7 +23,14 @@ export interface StreamPublisher {
   flush(): void;
   /** Publishes nothing more (the run ended; the final reply takes over). */
   stop(): void;
+  /**
+   * The run was stopped and no final reply comes: if anything was shown, it is shown once more without the status
+   * line, or as "Stopped." where only a status showed, so no "⏳ Running …" stays for good. Then nothing more.
+   */
+  settle(): void;
 }
+
+const STOPPED_TEXT = "Stopped.";
 
 const realSchedule = (callback: () => void, ms: number): (() => void) => {
   const timer = setTimeout(callback, ms);
@@ -46,6 +53,7 @@ export function createStreamPublisher(options: StreamPublisherOptions): StreamPu
   let publishedAt: number | undefined;
   let cancelTimer: (() => void) | undefined;
   let stopped = false;
+  let settled = false;
 
   const unpublished = (): boolean => {
     if (text.trim() === "" && status === undefined) return false;
@@ -60,12 +68,16 @@ export function createStreamPublisher(options: StreamPublisherOptions): StreamPu
     publishedAt = now();
     const update: StreamUpdate = { inboundId: options.inboundId, ...options.target, text };
     if (status !== undefined) update.status = status;
+    send(update);
+  };
+
+  function send(update: StreamUpdate): void {
     try {
       options.publish(update);
     } catch (error) {
       options.logger?.warn("could not publish a stream update", { inboundId: options.inboundId, error });
     }
-  };
+  }
 
   const changed = (): void => {
     if (stopped || cancelTimer !== undefined || !unpublished()) return;
@@ -114,13 +126,20 @@ export function createStreamPublisher(options: StreamPublisherOptions): StreamPu
       }),
   };
 
-  return {
-    callbacks,
-    flush: publishNow,
-    stop: () => {
-      stopped = true;
-      cancelTimer?.();
-      cancelTimer = undefined;
-    },
+  const stop = (): void => {
+    stopped = true;
+    cancelTimer?.();
+    cancelTimer = undefined;
   };
+
+  const settle = (): void => {
+    stop();
+    if (settled || published === undefined) return;
+    settled = true;
+    const visible = text.trim() !== "" ? text : published.text.trim() !== "" ? published.text : STOPPED_TEXT;
+    if (published.status === undefined && visible === published.text) return;
+    send({ inboundId: options.inboundId, ...options.target, text: visible });
+  };
+
+  return { callbacks, flush: publishNow, stop, settle };
 }
