@@ -68,6 +68,27 @@ describe("approval of a terminal call in a group chat", () => {
     expect(adapter.texts().filter((t) => t.startsWith("Approved"))).toEqual([]);
   });
 
+  it("with streaming, writes the answer below the prompt, not into the streamed text above it", async () => {
+    const adapter = new RecordingAdapter();
+    harness = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7", HERMES_TOOLS: "default,terminal", HERMES_STREAMING: "edit" }, undefined, { adapters: () => [adapter] });
+    harness.llm.enqueue(
+      { kind: "tools", text: "Let me look at the files first.", calls: [{ name: "terminal", arguments: { command: "echo files-ok" } }] },
+      { kind: "text", text: "All files are fine.", chunks: 4, delayMsBetweenChunks: 300 },
+    );
+    await adapter.userSays("check the files");
+    const { sent, messageId } = await promptOf(adapter);
+    await adapter.userSays(sent.message.buttons?.[0]?.value ?? "", { mentionedBot: true, action: { messageId } });
+    await waitUntil(() => adapter.visible().includes("All files are fine."), "the answer");
+    await harness.gateway.waitIdle("agent:main:telegram:dm:100");
+    const visible = adapter.visible();
+    const prompt = visible.findIndex((text) => text.startsWith("**`terminal` call**"));
+    expect(visible.indexOf("Let me look at the files first.")).toBeLessThan(prompt);
+    // The answer is a message of its own below the prompt (it notifies), and nothing is shown twice.
+    expect(visible.indexOf("All files are fine.")).toBeGreaterThan(prompt);
+    expect(visible.filter((text) => text.includes("Let me look"))).toHaveLength(1);
+    expect(visible.filter((text) => text.includes("All files are fine."))).toHaveLength(1);
+  });
+
   it("times out as a denial the model is told about", async () => {
     const adapter = new RecordingAdapter();
     harness = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7", HERMES_TOOLS: "default,terminal", HERMES_APPROVAL_TIMEOUT_S: "1" }, undefined, { adapters: () => [adapter] });

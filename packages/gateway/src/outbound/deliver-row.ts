@@ -77,6 +77,8 @@ export async function sendDelivery(rules: DeliveryRules, adapter: PlatformAdapte
 
 async function sendParts(rules: DeliveryRules, adapter: PlatformAdapter, delivery: DeliveryRecordLike, partsSent: number, claimLost: () => boolean): Promise<RowResult> {
   if (chunkMarkdown(delivery.text, adapter.textLimit).length === 0) return fail(rules, adapter, delivery, { error: "the text is empty", retryable: false, userReason: "it was empty" }, 0);
+  // A notice of a run (an approval prompt) goes below what the run streamed, and the rest of the stream below it.
+  if (delivery.kind === "notice" && delivery.inboundId !== undefined) await cutStream(rules, delivery.inboundId);
   const streamed = await streamedMessages(rules, adapter, delivery);
   if (!streamed.ok) return fail(rules, adapter, delivery, { error: streamed.error, retryable: true, userReason: "its streamed messages could not be read" }, partsSent);
   const chunks = finalParts(delivery.text, adapter.textLimit, streamed.ids.length);
@@ -163,6 +165,14 @@ async function blankLeftovers(rules: DeliveryRules, adapter: PlatformAdapter, de
     if (result.ok) continue;
     if (result.retryAfterMs !== undefined) rules.pacer.pause(adapter.platform, delivery.chatId, Math.max(0, result.retryAfterMs));
     rules.logger.warn("could not clear a streamed message the reply no longer needs", { deliveryId: delivery.id, messageId, error: result.error });
+  }
+}
+
+async function cutStream(rules: DeliveryRules, inboundId: number): Promise<void> {
+  try {
+    await rules.streams?.cut(inboundId);
+  } catch (error) {
+    rules.logger.warn("could not end a reply's streamed messages before a notice; the answer may be written above it", { inboundId, error });
   }
 }
 

@@ -26,6 +26,7 @@ function streamParts(store: Store) {
       return presenter ? presenter.finish(inboundId) : [];
     },
     stored: (inboundId) => store.streamParts.list(inboundId),
+    cut: (inboundId) => (presenter ? presenter.cut(inboundId) : store.streamParts.clear(inboundId)),
     clear: async (inboundId) => {
       cleared.push(inboundId);
       await store.streamParts.clear(inboundId);

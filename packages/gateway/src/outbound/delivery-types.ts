@@ -21,6 +21,8 @@ export interface StreamedRepliesLike {
   stored(inboundId: number): Promise<string[]>;
   /** Forgets them once the reply is sent. */
   clear(inboundId: number): Promise<void>;
+  /** A notice of the run is going out: the stream goes on below it, and the reply does not edit what is above. */
+  cut(inboundId: number): Promise<void>;
 }
 
 /**

@@ -49,6 +49,7 @@ export function gatewayStreaming(config: Pick<GatewayConfig, "interaction" | "re
       return {
         finish: (inboundId) => shown.finish(inboundId),
         stored: (inboundId) => deps.store.streamParts.list(inboundId),
+        cut: (inboundId) => shown.cut(inboundId),
         clear: (inboundId) => {
           shown.release(inboundId);
           return deps.store.streamParts.clear(inboundId);

@@ -32,6 +32,9 @@ function presenter(adapter: PlatformAdapter = new EditingFakeAdapter({ platform:
         recorded.push([inboundId, part, messageId]);
       },
       list: async (inboundId) => (setup.stored ? setup.stored() : recorded.filter(([id]) => id === inboundId).map(([, , messageId]) => messageId)),
+      clear: async (inboundId) => {
+        for (let i = recorded.length - 1; i >= 0; i -= 1) if (recorded[i]?.[0] === inboundId) recorded.splice(i, 1);
+      },
     },
     logger,
     now: () => clock.now(),
@@ -146,6 +149,26 @@ describe("StreamPresenter", () => {
       expect.objectContaining({ msg: "streaming a reply stopped; the answer arrives as a normal message", inboundId: 1, failed: "edit", reason: "Bad Request: message to edit not found" }),
     ]);
     expect(await streams.finish(1)).toEqual(["1"]);
+  });
+
+  it("after a cut (a notice of the run goes out) leaves the text above as it is and goes on below, without repeating it", async () => {
+    const adapter = new EditingFakeAdapter({ platform: "telegram" });
+    const { clock, update, presenter: streams, recorded } = presenter(adapter);
+    update("Let me look");
+    await clock.advance(0);
+    update("Let me look at the files first.");
+    // The prompt goes out now: the text above is brought up to date first, and forgotten by the reply.
+    await streams.cut(1);
+    expect(editTexts(adapter)).toEqual(["1:Let me look at the files first."]);
+    expect(recorded).toEqual([]);
+    // The same step goes on (its status once the call runs): only what is new shows below.
+    update("Let me look at the files first.", { status: "Running terminal…" });
+    await clock.advance(0);
+    update("All files are fine.");
+    await clock.advance(1_000);
+    expect(adapter.sends.map((call) => call.message.text)).toEqual(["Let me look", "⏳ Running terminal…"]);
+    expect(editTexts(adapter)).toEqual(["1:Let me look at the files first.", "2:All files are fine."]);
+    expect(await streams.finish(1)).toEqual(["2"]);
   });
 
   it("finish waits for a send in flight, returns its message, and ignores later updates", async () => {

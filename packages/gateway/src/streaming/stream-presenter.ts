@@ -11,6 +11,8 @@ export interface StreamPartsRecorder {
   record(inboundId: number, part: number, messageId: string): Promise<void>;
   /** The messages recorded for the reply so far: shown before a restart, or by the gateway that was active before. */
   list(inboundId: number): Promise<string[]>;
+  /** Forgets them: the reply will not edit them (a notice of the run went out below them). */
+  clear(inboundId: number): Promise<void>;
 }
 
 export interface StreamPresenterOptions {
@@ -47,9 +49,21 @@ interface Stream {
   /** A send or edit failed: nothing more is shown; the final delivery brings the answer. */
   broken: boolean;
   updatedAt: number;
+  /** Text already shown above a notice of the run (see `cut`), left out of what follows it. */
+  shownAbove?: string;
 }
 
 const DEFAULT_IDLE_MS = 10 * 60_000;
+
+/** The update's text without what a cut left above (the same step going on); a new step's text is shown whole. */
+function withoutShownAbove(stream: Stream, text: string): string {
+  const above = stream.shownAbove;
+  if (above === undefined || above === "") return text;
+  if (text.startsWith(above)) return text.slice(above.length).replace(/^\s+/, "");
+  if (above.startsWith(text)) return "";
+  stream.shownAbove = undefined;
+  return text;
+}
 
 const realSchedule = (callback: () => void, ms: number): (() => void) => {
   const timer = setTimeout(callback, ms);
@@ -93,7 +107,8 @@ export class StreamPresenter {
       stream = this.open(update, adapter);
       this.adopt(stream);
     }
-    stream.latest = update.status === undefined ? { text: update.text } : { text: update.text, status: update.status };
+    const text = withoutShownAbove(stream, update.text);
+    stream.latest = update.status === undefined ? { text } : { text, status: update.status };
     stream.updatedAt = this.now();
     this.advance(stream);
   }
@@ -109,6 +124,29 @@ export class StreamPresenter {
     const messageIds = stream ? Promise.resolve(stream.busy).then(() => [...stream.messageIds], () => [...stream.messageIds]) : Promise.resolve([]);
     this.finished.set(inboundId, { at: this.now(), messageIds });
     return [...(await messageIds)];
+  }
+
+  /**
+   * A notice of the run (an approval prompt) is about to go out: what was streamed stays above it as it is, and the
+   * stream goes on in new messages below it, so the answer is not written into a message above the prompt (an edit
+   * notifies nobody). Text shown already is not repeated below.
+   */
+  async cut(inboundId: number): Promise<void> {
+    const stream = this.streams.get(inboundId);
+    if (stream) {
+      stream.cancelTimer?.();
+      stream.cancelTimer = undefined;
+      await stream.busy;
+      // The text above is brought up to date (without the status line) before the notice goes out below it.
+      const last = stream.broken || !this.current(stream) ? undefined : nextStreamAction({ text: stream.latest.text, shown: stream.shown }, stream.adapter.textLimit);
+      if (last?.kind === "edit") await this.perform(stream, last, true);
+      stream.shownAbove = stream.shown.length > 0 ? [stream.shownAbove ?? "", stream.latest.text].join("") : stream.shownAbove;
+      stream.messageIds = [];
+      stream.shown = [];
+      stream.editedAt = [];
+      stream.latest = { text: "" };
+    }
+    await this.options.parts.clear(inboundId);
   }
 
   /** The reply's final delivery is out: a later delivery for the same inbound message must not edit its messages. */
