@@ -6,12 +6,16 @@ import type { RawSetting } from "./setting-reader.js";
 import { PROVIDER_KEY_NAMES } from "@hermes/agent";
 import { isSettingName, SETTINGS } from "./settings.js";
 import { editDistance } from "./edit-distance.js";
+import type { McpServerSettings } from "./gateway-config.js";
+import { MCP_SERVERS_KEY, readMcpServers } from "./mcp-settings.js";
 
 export interface ConfigYaml {
   /** Settings (and provider API keys such as ANTHROPIC_API_KEY) with a value; a null or empty value counts as unset. */
   readonly values: ReadonlyMap<string, RawSetting>;
   readonly issues: readonly ConfigIssue[];
   readonly warnings: readonly string[];
+  /** The `mcp_servers` map, when the file has that key. */
+  readonly mcpServers?: readonly McpServerSettings[];
 }
 
 // Each parse error tends to cause a few more; the first ones are the ones worth reading.
@@ -61,10 +65,17 @@ export function parseConfigYaml(text: string, file: string): ConfigYaml {
 
   const values = new Map<string, RawSetting>();
   const issues: ConfigIssue[] = [];
+  let mcpServers: McpServerSettings[] | undefined;
   for (const pair of root.items) {
     const keyNode = pair.key;
     const line = isNode(keyNode) && keyNode.range ? lineOf(keyNode.range[0]) : 1;
     const name = isScalar(keyNode) ? String(keyNode.value) : undefined;
+    if (name === MCP_SERVERS_KEY) {
+      const section = readMcpServers(pair.value, { file, lineOf: (node) => (isNode(node) && node.range ? lineOf(node.range[0]) : line) });
+      mcpServers = section.servers;
+      issues.push(...section.issues);
+      continue;
+    }
     if (name === undefined || !(isSettingName(name) || PROVIDER_KEY_NAMES.has(name))) {
       warnings.push(`${file} line ${line}: ${unknownKeyMessage(name)}`);
       continue;
@@ -82,7 +93,7 @@ export function parseConfigYaml(text: string, file: string): ConfigYaml {
       values.set(name, { text: scalar.text.trim(), origin: `${file} line ${line}` });
     }
   }
-  return { values, issues, warnings };
+  return { values, issues, warnings, ...(mcpServers && { mcpServers }) };
 }
 
 type ScalarText = { kind: "text"; text: string } | { kind: "unset" } | { kind: "unsupported"; got: string };

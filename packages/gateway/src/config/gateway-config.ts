@@ -106,6 +106,34 @@ export interface InteractionSettings {
   readonly approval: { readonly tools: readonly string[]; readonly timeoutMs: number };
 }
 
+/** How the gateway reaches one MCP tool server (config.yaml `mcp_servers.<name>`). */
+export type McpServerTransportSettings =
+  | {
+      readonly kind: "stdio";
+      readonly command: string;
+      readonly args: readonly string[];
+      /** Added to the child's environment; every value is a secret. */
+      readonly env?: Readonly<Record<string, string>>;
+      /** Absolute. */
+      readonly cwd?: string;
+    }
+  | {
+      /** Streamable HTTP, falling back to SSE. */
+      readonly kind: "http";
+      readonly url: string;
+      /** Sent with every request; every value is a secret. */
+      readonly headers?: Readonly<Record<string, string>>;
+    };
+
+export interface McpServerSettings {
+  /** `[A-Za-z0-9_-]+`; its tools are `mcp_<name>_<tool>`. */
+  readonly name: string;
+  readonly transport: McpServerTransportSettings;
+  /** Per call (and per connection attempt). */
+  readonly timeoutS: number;
+  readonly enabled: boolean;
+}
+
 export interface HttpListenSettings {
   readonly host: string;
   readonly port: number;
@@ -154,6 +182,8 @@ export interface GatewayConfig {
   readonly retention: RetentionSettings;
   /** HERMES_RATE_LIMIT, HERMES_MAX_QUEUED and HERMES_DAILY_BUDGET_USD. */
   readonly limits: LimitSettings;
+  /** config.yaml `mcp_servers`, in file order (absent or empty: none). */
+  readonly mcpServers?: readonly McpServerSettings[];
   /** Provider API keys by variable name, e.g. { ANTHROPIC_API_KEY: "…" }, from the environment, .env or config.yaml. */
   readonly providerKeys: Readonly<Record<string, string>>;
 }

@@ -40,7 +40,8 @@ const PORT_RANGE = { min: 0, max: 65_535 } as const;
 export async function loadConfig(options: LoadConfigOptions): Promise<ConfigResult> {
   const sources = await readConfigSources(options);
   const reader = new SettingReader(sources.values);
-  const config = readGatewayConfig(reader, sources.home, sources.providerKeys, options);
+  const read = readGatewayConfig(reader, sources.home, sources.providerKeys, options);
+  const config = sources.mcpServers.length > 0 ? { ...read, mcpServers: sources.mcpServers } : read;
   const errors = [...sources.issues, ...reader.issues];
   const warnings = [...sources.warnings, ...reader.warnings];
   return errors.length === 0 ? { ok: true, config, warnings } : { ok: false, errors, warnings };

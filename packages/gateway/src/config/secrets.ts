@@ -1,5 +1,5 @@
 import { parseApiKeys } from "@hermes/agent";
-import type { GatewayConfig } from "./gateway-config.js";
+import type { GatewayConfig, McpServerSettings } from "./gateway-config.js";
 
 /** Every secret value in the configuration, for masking in logs and error text. */
 export function configSecrets(config: GatewayConfig): string[] {
@@ -26,12 +26,20 @@ export function configSecrets(config: GatewayConfig): string[] {
     config.slack?.apiUrl,
     config.search?.kind === "searxng" ? config.search.url : undefined,
     config.speechToText?.baseUrl,
+    ...(config.mcpServers ?? []).map((server) => (server.transport.kind === "http" ? server.transport.url : undefined)),
   ];
   // A key setting may list several keys; each one alone must be masked too, not only the joined text.
   const keySettings = [config.model?.apiKey, config.fallback?.apiKey, ...Object.values(config.providerKeys)];
   secrets.push(...Object.values(config.providerKeys), ...keySettings.flatMap((value) => parseApiKeys(value)));
   for (const url of urls) secrets.push(...urlPasswords(url));
+  secrets.push(...(config.mcpServers ?? []).flatMap(mcpServerSecrets));
   return [...new Set(secrets.filter((secret): secret is string => secret !== undefined && secret !== ""))];
+}
+
+// A header such as "Authorization: Bearer <token>" may be logged as the token alone.
+function mcpServerSecrets(server: McpServerSettings): string[] {
+  if (server.transport.kind === "stdio") return Object.values(server.transport.env ?? {});
+  return Object.values(server.transport.headers ?? {}).flatMap((value) => [value, ...value.split(/\s+/).slice(1)]);
 }
 
 // A password can reach a log either as written in the URL or decoded by a client library.

@@ -3,6 +3,7 @@ import path from "node:path";
 import { readConfigYaml } from "./config-yaml.js";
 import { readDotEnvFile } from "./dotenv-file.js";
 import type { ConfigIssue } from "./errors.js";
+import type { McpServerSettings } from "./gateway-config.js";
 import type { RawSetting } from "./setting-reader.js";
 import { SETTINGS, type SettingName } from "./settings.js";
 
@@ -24,6 +25,8 @@ export interface ConfigSources {
   readonly providerKeys: Readonly<Record<string, string>>;
   readonly issues: readonly ConfigIssue[];
   readonly warnings: readonly string[];
+  /** config.yaml `mcp_servers` (only the file holds it). */
+  readonly mcpServers: readonly McpServerSettings[];
 }
 
 /**
@@ -56,7 +59,7 @@ export async function readConfigSources(options: SourceOptions): Promise<ConfigS
     if (value !== undefined) providerKeys[name] = value.text;
   }
   const issues = dotEnv.ok ? [...yaml.issues] : [dotEnv.issue, ...yaml.issues];
-  return { home, values, providerKeys, issues, warnings: yaml.warnings };
+  return { home, values, providerKeys, issues, warnings: yaml.warnings, mcpServers: yaml.mcpServers ?? [] };
 }
 
 /** Absolute state folder: `~` means `homeDir`, relative paths are taken from `cwd`. */
