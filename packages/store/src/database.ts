@@ -19,6 +19,8 @@ export interface Database {
   shared_files: SharedFilesTable;
   stream_parts: StreamPartsTable;
   approvals: ApprovalsTable;
+  cron_jobs: CronJobsTable;
+  subagent_runs: SubagentRunsTable;
 }
 
 export interface SessionsTable {
@@ -228,4 +230,40 @@ export interface ApprovalsTable {
   decided_at: number | null;
   created_at: number;
   expires_at: number;
+}
+
+/** Migration 0013: scheduled prompts of chats (cron-jobs.ts). */
+export interface CronJobsTable {
+  id: string;
+  platform: string;
+  chat_id: string;
+  chat_type: string;
+  thread_id: string | null;
+  creator_id: string;
+  session_key: string;
+  schedule: string;
+  kind: string;
+  prompt: string;
+  /** The next slot (ms); null once a one-shot is done or missed. */
+  next_run_at: number | null;
+  last_run_at: number | null;
+  last_status: string | null;
+  runs: Generated<number>;
+  created_at: number;
+}
+
+/** Migration 0013: one row per sub-agent a run delegated to (subagent-runs.ts). */
+export interface SubagentRunsTable {
+  id: string;
+  parent_session_id: string;
+  parent_tool_call_id: string;
+  goal: string;
+  status: string;
+  summary: string;
+  steps: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  started_at: number;
+  ended_at: number;
 }

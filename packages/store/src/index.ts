@@ -22,6 +22,8 @@ export type { CompleteRun, CompleteRunInput, CompleteRunResult } from "./complet
 export type { MemoryDocumentRepository } from "./memory-documents.js";
 export type { StreamPartRepository } from "./stream-parts.js";
 export type { ApprovalRepository } from "./approvals.js";
+export type { CronJobRepository } from "./cron-jobs.js";
+export type { SubagentRunRepository } from "./subagent-runs.js";
 export { DEFAULT_MAX_SHARED_FILE_BYTES, checkSharedPath, type SharedFile, type SharedFileEntry, type SharedFilePut, type SharedFileRepository } from "./shared-files.js";
 export { sessionSearchTool } from "./session-search-tool.js";
 export { estimateTokens, searchableText } from "./message-text.js";

@@ -172,4 +172,47 @@ describe("migrations", () => {
     });
     expect(await store.approvals.latestPending("agent:main:telegram:dm:42", fixtures.now())).toMatchObject({ id: "upgrade1" });
   });
+
+  it("upgrades a version-12 database: its jobs table starts empty, and cron jobs and sub-agent runs are stored", async () => {
+    const file = path.join(await fixtures.folder(), "state.db");
+    const sqlite = new BetterSqlite3(file);
+    sqlite.pragma("journal_mode = WAL");
+    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: sqlite }) });
+    expect((await new Migrator({ db, provider: migrationProvider }).migrateTo("0012_streaming_approvals")).error).toBeUndefined();
+    await db.destroy();
+
+    const store = await fixtures.open(file);
+    expect(await store.cronJobs.listAll()).toEqual([]);
+    const job = {
+      id: "upgrade1",
+      platform: "telegram",
+      chatId: "42",
+      chatType: "dm",
+      creatorId: "42",
+      sessionKey: "agent:main:telegram:dm:42",
+      schedule: "every 1h",
+      kind: "every",
+      prompt: "ping",
+      nextRunAt: fixtures.now(),
+      createdAt: fixtures.now(),
+    } as const;
+    await store.cronJobs.create(job);
+    expect(await store.cronJobs.due(fixtures.now(), 5)).toEqual([{ ...job, runs: 0 }]);
+    const run = {
+      id: "sub-1",
+      parentSessionId: "s-1",
+      parentToolCallId: "call-1",
+      goal: "look",
+      status: "done",
+      summary: "found",
+      steps: 1,
+      inputTokens: 1,
+      outputTokens: 1,
+      costUsd: 0,
+      startedAt: 1,
+      endedAt: 2,
+    } as const;
+    await store.subagentRuns.record(run);
+    expect(await store.subagentRuns.listForSession("s-1")).toEqual([run]);
+  });
 });

@@ -114,4 +114,42 @@ describe("the statements of an answered message", () => {
       sqlite.close();
     }
   });
+
+  it("of scheduled tasks and sub-agent runs find their rows through an index and bind no LIMIT", async () => {
+    const { store, file } = await fixtures.openNew();
+    recordPreparedSql();
+    const now = fixtures.now();
+    const job = { platform: "telegram", chatId: "u1", chatType: "dm", creatorId: "u1", sessionKey: "agent:main:telegram:dm:u1", schedule: "every 1h", kind: "every", prompt: "ping", nextRunAt: now, createdAt: now } as const;
+    await store.cronJobs.create({ ...job, id: "plan0001" });
+    await store.cronJobs.get("plan0001");
+    await store.cronJobs.listForChat("telegram", "u1");
+    await store.cronJobs.due(now, 10);
+    await store.cronJobs.advance("plan0001", now, { nextRunAt: now + 3_600_000, lastRunAt: now, lastStatus: "ran" });
+    await store.cronJobs.advance("plan0001", null, { nextRunAt: now, lastRunAt: now, lastStatus: "skipped" });
+    await store.cronJobs.remove("plan0001");
+    const run = { parentSessionId: "s1", parentToolCallId: "c1", goal: "g", status: "done", summary: "s", steps: 1, inputTokens: 1, outputTokens: 1, costUsd: 0, startedAt: now, endedAt: now } as const;
+    await store.subagentRuns.record({ ...run, id: "sub-1" });
+    await store.subagentRuns.listForSession("s1");
+    // Retention's delete of old sub-agent runs.
+    await store.retention.prune({ now, days: 30 });
+    prototype.prepare = prepare;
+
+    const sqlite = new BetterSqlite3(file, { readonly: true });
+    try {
+      const plans = [...preparedSql]
+        .filter((sql) => /"cron_jobs"|"subagent_runs"/.test(sql))
+        .map((sql) => {
+          const placeholders = sql.match(/\?/g)?.length ?? 0;
+          return { sql, plan: sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array<null>(placeholders).fill(null)) as { detail: string }[] };
+        });
+      const scans = plans.flatMap(({ sql, plan }) => plan.filter((step) => step.detail.startsWith("SCAN ") || /TEMP B-TREE/.test(step.detail)).map((step) => `${step.detail} in: ${sql}`));
+      expect(plans.length).toBeGreaterThan(8);
+      expect(scans).toEqual([]);
+      const due = plans.find(({ sql }) => /from "cron_jobs" where "next_run_at" <=/i.test(sql));
+      expect(due?.plan.map((step) => step.detail).join("; ")).toContain("cron_jobs_due");
+      expect(plans.filter(({ sql }) => /\blimit \?/i.test(sql))).toEqual([]);
+    } finally {
+      sqlite.close();
+    }
+  });
 });

@@ -2,6 +2,7 @@ import { createApprovalRepository, type ApprovalRepository } from "./approvals.j
 import { retryingFunction, withBusyRetry, type BusyRetryPolicy } from "./busy-retry.js";
 import { createChatSettingsRepository, type ChatSettingsRepository } from "./chat-settings.js";
 import { createCompleteRun, type CompleteRun } from "./complete-run.js";
+import { createCronJobRepository, type CronJobRepository } from "./cron-jobs.js";
 import { createDeliveryRepository, type DeliveryRepository } from "./deliveries.js";
 import { createInboundRepository, type InboundRepository } from "./inbound.js";
 import { createMemoryDocumentRepository, type MemoryDocumentRepository } from "./memory-documents.js";
@@ -13,6 +14,7 @@ import { createSessionRepository, type SessionRepository } from "./sessions.js";
 import { createSharedFileRepository, type SharedFileRepository } from "./shared-files.js";
 import type { StoreContext } from "./store-context.js";
 import { createStreamPartRepository, type StreamPartRepository } from "./stream-parts.js";
+import { createSubagentRunRepository, type SubagentRunRepository } from "./subagent-runs.js";
 import { createToolCheckpointRepository, type ToolCheckpointRepository } from "./tool-checkpoints.js";
 import { createUsageRepository, type UsageRepository } from "./usage.js";
 import type { WritableCheck } from "./writable-check.js";
@@ -40,6 +42,10 @@ export interface Store {
   streamParts: StreamPartRepository;
   /** Runs' requests to use a dangerous tool and their decisions (HERMES_APPROVAL). */
   approvals: ApprovalRepository;
+  /** Prompts chats scheduled (the `cronjob` tool, `/cron`); the active gateway's scheduler takes their slots. */
+  cronJobs: CronJobRepository;
+  /** The sub-agents runs delegated to (`delegate_task`), by the session that delegated. */
+  subagentRuns: SubagentRunRepository;
   /**
    * Atomically finishes a run: only while the inbound is still 'running' (or 'queued') it appends the messages, adds
    * the usage, enqueues the deliveries, drops the run's tool checkpoints and marks the inbound answered (or failed).
@@ -81,6 +87,8 @@ export function createStore(
     sharedFiles: retrying(createSharedFileRepository(ctx)),
     streamParts: retrying(createStreamPartRepository(ctx)),
     approvals: retrying(createApprovalRepository(ctx)),
+    cronJobs: retrying(createCronJobRepository(ctx)),
+    subagentRuns: retrying(createSubagentRunRepository(ctx)),
     completeRun: retryingFunction(createCompleteRun(ctx), busyRetry),
     checkWritable,
     close,

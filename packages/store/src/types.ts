@@ -159,6 +159,68 @@ export interface ApprovalDecision {
   decidedAt: number;
 }
 
+export type CronJobKind = "cron" | "every" | "once";
+
+/** "ran": a run was started for the slot; "skipped": the job's previous run was still going; "missed": past due while down. */
+export type CronRunStatus = "ran" | "skipped" | "missed";
+
+/** A prompt a chat scheduled (the `cronjob` tool, `/cron create`). */
+export interface NewCronJob {
+  /** 8 characters of [a-z0-9]: short enough to type back in `/cron remove <id>`. */
+  id: string;
+  platform: string;
+  chatId: string;
+  chatType: ChatType;
+  threadId?: string;
+  /** Whose authorization the runs carry. */
+  creatorId: string;
+  /** The conversation it was created in. */
+  sessionKey: string;
+  /** As the person gave it (a cron expression, `every 2h`, `in 30m`, an ISO 8601 time). */
+  schedule: string;
+  kind: CronJobKind;
+  prompt: string;
+  /** The next slot (epoch ms); null when nothing is left to run. */
+  nextRunAt: number | null;
+  createdAt: number;
+}
+
+export type CronJobRecord = NewCronJob & {
+  lastRunAt?: number;
+  lastStatus?: CronRunStatus;
+  /** Slots that started a run. */
+  runs: number;
+};
+
+/** What a scheduler sets when it takes a slot (CronJobRepository.advance). */
+export interface CronJobAdvance {
+  /** The slot after this one; null when the job has no more. */
+  nextRunAt: number | null;
+  lastRunAt: number;
+  lastStatus: CronRunStatus;
+}
+
+export type SubagentRunStatus = "done" | "failed" | "stopped";
+
+/** One sub-agent a run's `delegate_task` started: the lineage of delegation. */
+export interface SubagentRunRecord {
+  id: string;
+  /** The session of the run that delegated. */
+  parentSessionId: string;
+  /** The `delegate_task` call it answered. */
+  parentToolCallId: string;
+  goal: string;
+  status: SubagentRunStatus;
+  /** Its final text, or why it failed. */
+  summary: string;
+  steps: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  startedAt: number;
+  endedAt: number;
+}
+
 export interface UsageRecord {
   sessionId: string;
   runs: number;

@@ -30,6 +30,8 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: "run_steps" },
   { name: "stream_parts" },
   { name: "approvals" },
+  { name: "cron_jobs" },
+  { name: "subagent_runs" },
   { name: "pairing_requests" },
   { name: "approved_users" },
   { name: "pairing_failures" },

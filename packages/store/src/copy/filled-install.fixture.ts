@@ -167,6 +167,36 @@ async function fill(store: Store, file: string): Promise<FilledInstall> {
   const memory = await store.memoryDocuments.write("users/telegram/42/MEMORY.md", "§ Likes trams\n", undefined);
   if (memory.ok) await store.memoryDocuments.write("users/telegram/42/MEMORY.md", "§ Likes trams\n§ Vegetarian\n", memory.version);
 
+  await store.cronJobs.create({
+    id: "cron0001",
+    platform: "discord",
+    chatId: "chan-1",
+    chatType: "group",
+    threadId: "thread-9",
+    creatorId: "7",
+    sessionKey: group.key,
+    schedule: "0 9 * * 1",
+    kind: "cron",
+    prompt: "Plan this week's soups",
+    nextRunAt: FILLED_AT + 3_600_000,
+    createdAt: FILLED_AT,
+  });
+  await store.cronJobs.advance("cron0001", FILLED_AT + 3_600_000, { nextRunAt: FILLED_AT + 7_200_000, lastRunAt: FILLED_AT + 3_600_000, lastStatus: "ran" });
+  await store.subagentRuns.record({
+    id: "sub-1",
+    parentSessionId: group.id,
+    parentToolCallId: "call-1",
+    goal: "Find a gazpacho recipe",
+    status: "done",
+    summary: "Blend tomatoes, cucumber and bread",
+    steps: 3,
+    inputTokens: 900,
+    outputTokens: 120,
+    costUsd: 0.002,
+    startedAt: FILLED_AT,
+    endedAt: FILLED_AT + 20_000,
+  });
+
   // An older version stored search text as it came; PostgreSQL's text refuses the NUL the copy must take out.
   const sqlite = new BetterSqlite3(file);
   try {
@@ -201,6 +231,9 @@ export async function readFilledInstall(store: Store, filled: FilledInstall): Pr
     approvals: await Promise.all(["appr0001", APPROVED_FOR_SESSION.id].map((id) => store.approvals.get(id))),
     pendingApproval: await store.approvals.latestPending("agent:main:discord:group:chan-1:7", FILLED_AT),
     granted: await store.approvals.grantedForSession(filled.groupSessionId, "web_fetch", APPROVED_FOR_SESSION.requesterId),
+    cronJobs: await store.cronJobs.listAll(),
+    dueCronJobs: await store.cronJobs.due(FILLED_AT + 7_200_000, 10),
+    subagentRuns: await store.subagentRuns.listForSession(filled.groupSessionId),
     memory: await Promise.all((await store.memoryDocuments.list("")).map(async (key) => ({ key, document: await store.memoryDocuments.read(key) }))),
   };
 }

@@ -10,6 +10,7 @@ import { searchOwnerMigration } from "./0008-search-owner.js";
 import { memoryDocumentsMigration } from "./0009-memory-documents.js";
 import { sharedFilesMigration } from "./0010-shared-files.js";
 import { streamingApprovalsMigration } from "./0012-streaming-approvals.js";
+import { cronSubagentsMigration } from "./0013-cron-subagents.js";
 
 /** Every schema version in order. Names sort in apply order; never rename or edit one that has shipped. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
@@ -25,6 +26,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ["0010_shared_files", sharedFilesMigration],
   // 0011 is PostgreSQL's own 0011_search_folded (pg/migrations).
   ["0012_streaming_approvals", streamingApprovalsMigration],
+  ["0013_cron_subagents", cronSubagentsMigration],
 ];
 
 export function migrationNames(): string[] {

@@ -102,6 +102,10 @@ describe("PostgreSQL migrations", () => {
     expect(indexes.get("stream_parts_pk")).toMatch(/^CREATE UNIQUE INDEX .* \(inbound_id, part\)$/);
     expect(indexes.get("approvals_pending_by_session_key")).toMatch(/USING btree \(session_key, created_at\) WHERE \(status = 'pending'::text\)$/);
     expect(indexes.get("approvals_by_session_tool")).toMatch(/USING btree \(session_id, tool\)$/);
+    expect(indexes.get("cron_jobs_due")).toMatch(/USING btree \(next_run_at, id\)$/);
+    expect(indexes.get("cron_jobs_by_chat")).toMatch(/USING btree \(platform, chat_id, created_at, id\)$/);
+    expect(indexes.get("subagent_runs_by_parent")).toMatch(/USING btree \(parent_session_id, started_at, id\)$/);
+    expect(indexes.get("subagent_runs_by_end")).toMatch(/USING btree \(ended_at\)$/);
     const plainIndexes = ["inbound_by_session_status", "deliveries_by_inbound", "sessions_by_parent", "tool_checkpoints_by_inbound"];
     for (const name of [...plainIndexes, "pairing_requests_by_user", "pairing_requests_by_expiry", "pairing_failures_by_time"]) {
       expect(indexes.has(name), name).toBe(true);
@@ -132,7 +136,7 @@ describe("PostgreSQL migrations", () => {
     expect(await appliedNames(db)).toEqual([...postgresMigrationNames(), "0002_from_the_future"].sort());
   });
 
-  it("upgrade a database of the previous version in place: its deliveries have no buttons, and parts and approvals can be stored", async () => {
+  it("upgrade a database of the version before 0012 in place: its deliveries have no buttons, and parts and approvals can be stored", async () => {
     const { db } = await freshDatabase();
     const names = postgresMigrationNames();
     const previous = names[names.indexOf("0012_streaming_approvals") - 1] ?? "";
@@ -144,13 +148,26 @@ describe("PostgreSQL migrations", () => {
       .executeTakeFirstOrThrow();
     await sql`INSERT INTO deliveries (platform, chat_id, text, kind, status, created_at, updated_at) VALUES ('telegram', '42', 'old reply', 'reply', 'pending', 1, 1)`.execute(db);
 
-    expect(await migratePostgresToLatest(db)).toEqual({ ok: true, applied: ["0012_streaming_approvals"] });
+    expect(await migratePostgresToLatest(db)).toEqual({ ok: true, applied: names.slice(names.indexOf("0012_streaming_approvals")) });
     expect(await db.selectFrom("deliveries").select(["text", "buttons"]).execute()).toEqual([{ text: "old reply", buttons: null }]);
     await db.insertInto("stream_parts").values({ inbound_id: inbound.id, part: 0, message_id: "77", created_at: 2 }).execute();
     await expect(db.insertInto("stream_parts").values({ inbound_id: inbound.id, part: 0, message_id: "78", created_at: 2 }).execute()).rejects.toThrow(/stream_parts_pk/);
     // A part goes with its inbound.
     await db.deleteFrom("inbound").where("id", "=", inbound.id).execute();
     expect(await db.selectFrom("stream_parts").selectAll().execute()).toEqual([]);
+  });
+
+  it("upgrade a database of 0012 in place: cron jobs keep times beyond 32 bits and a job without a next run", async () => {
+    const { db } = await freshDatabase();
+    expect((await new Migrator({ db, provider: postgresMigrationProvider }).migrateTo("0012_streaming_approvals")).error).toBeUndefined();
+    expect(await migratePostgresToLatest(db)).toEqual({ ok: true, applied: ["0013_cron_subagents"] });
+    const job = {
+      id: "a1b2c3d4", platform: "telegram", chat_id: "42", chat_type: "dm", thread_id: null, creator_id: "42", session_key: "agent:main:telegram:dm:42",
+      schedule: "in 5m", kind: "once", prompt: "ping", next_run_at: null, last_run_at: 1_764_650_000_123, last_status: "ran", created_at: 1_764_650_000_000,
+    };
+    await db.insertInto("cron_jobs").values(job).execute();
+    expect(await db.selectFrom("cron_jobs").selectAll().execute()).toEqual([{ ...job, runs: 0 }]);
+    await expect(db.insertInto("cron_jobs").values(job).execute()).rejects.toThrow(/cron_jobs_pkey/);
   });
 
   it("report a failed migration as a value and leave none of it behind", async () => {

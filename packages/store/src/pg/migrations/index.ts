@@ -4,6 +4,7 @@ import { memoryDocumentsPostgresMigration } from "./0009-memory-documents.js";
 import { sharedFilesPostgresMigration } from "./0010-shared-files.js";
 import { searchFoldedMigration } from "./0011-search-folded.js";
 import { streamingApprovalsPostgresMigration } from "./0012-streaming-approvals.js";
+import { cronSubagentsPostgresMigration } from "./0013-cron-subagents.js";
 
 /**
  * Every PostgreSQL schema version in order. Names sort in apply order; never rename or edit one that has shipped. A
@@ -16,6 +17,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   // PostgreSQL only (SQLite's FTS5 tokenizer folds case and accents itself).
   ["0011_search_folded", searchFoldedMigration],
   ["0012_streaming_approvals", streamingApprovalsPostgresMigration],
+  ["0013_cron_subagents", cronSubagentsPostgresMigration],
 ];
 
 export function postgresMigrationNames(): string[] {
