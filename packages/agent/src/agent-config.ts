@@ -1,4 +1,5 @@
 import type { BuiltinToolsConfig } from "./builtin-tools/register.js";
+import type { DelegationConfig } from "./delegation/types.js";
 import type { AgentMemory } from "./memory/agent-memory.js";
 import type { AgentCallbacks } from "./loop/callbacks.js";
 import type { LoopBudget } from "./loop/budget.js";
@@ -19,6 +20,11 @@ export interface HermesAgentConfig {
   tools?: ToolRegistry;
   /** Built-in tool selection and their confinement; false registers none. */
   builtinTools?: BuiltinToolsConfig | false;
+  /**
+   * Offers `delegate_task` in every run: sub-agents with the run's tools (not delegate_task, memory, skill_manage),
+   * model, abort signal and callbacks, their own step budget, their usage counted in the run's; absent: not offered.
+   */
+  delegation?: DelegationConfig;
 
   /** Layer 1 of the system prompt (who the agent is). */
   identity?: string;

@@ -13,7 +13,9 @@ import type { AgentCallbacks } from "./loop/callbacks.js";
 import { mergeCallbacks } from "./loop/merge-callbacks.js";
 import { DEFAULT_RETRY_POLICY, type ModelState } from "./loop/resilient-call.js";
 import type { HermesAgentResult } from "./loop/result.js";
-import { runAgentLoop } from "./loop/run-loop.js";
+import { runAgentLoop, type LoopDeps } from "./loop/run-loop.js";
+import { delegateTaskTool } from "./delegation/delegate-tool.js";
+import { DELEGATE_TASK_TOOL_NAME } from "./delegation/types.js";
 import { abortableSleep } from "./loop/sleep.js";
 import { CostTracker } from "./observability/cost.js";
 import { silentLogger, type Logger } from "./observability/logger.js";
@@ -147,6 +149,8 @@ export class HermesAgent {
 
     const memory = options.memory ?? this.config.memory;
     const tools = withScopedTools(await this.tools.available(), options.memoryTools ?? []);
+    // Built per run: its sub-agents share this run's model, tools, budget, callbacks and usage (loopDeps below).
+    if (this.config.delegation && !tools.some((tool) => tool.name === DELEGATE_TASK_TOOL_NAME)) tools.push(delegateTaskTool(this.config.delegation, () => loopDeps));
     const memoryBlock = await this.memoryBlock(options.memory);
     const built = await this.prompt.build({ tools: tools.map((t) => ({ name: t.name, guidance: t.guidance })), memoryBlock, chatPlatform: options.chatPlatform });
     const state: ModelState = { binding: this.config.model, authFailures: 0 };
@@ -165,7 +169,7 @@ export class HermesAgent {
     // Sized for the model the run is on at the moment (an override, or the fallback after a switch).
     const compressor =
       options.compressor && compressorForRun(options.compressor, { model: () => state.binding, onPreCompress: memory && ((messages) => memory.onPreCompress(messages)) });
-    const outcome = await runAgentLoop(prior, userMessage, {
+    const loopDeps: LoopDeps = {
       state,
       fallback: this.config.fallbackModel,
       systemPrompt: built.prompt,
@@ -196,7 +200,8 @@ export class HermesAgent {
       },
       now: this.now,
       checkpoints: options.checkpoints,
-    });
+    };
+    const outcome = await runAgentLoop(prior, userMessage, loopDeps);
 
     deltas.flush(budget.steps);
     const durationMs = this.now() - started;

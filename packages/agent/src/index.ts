@@ -12,6 +12,17 @@ export { CUSTOM_APIS, isCustomApi, MODEL_INPUT_KINDS, type CustomApi, type Model
 export { parseApiKeys } from "./models/api-keys.js";
 
 export { ToolRegistry, toModelTools } from "./tools/registry.js";
+export { WITHHELD_FROM_SUBAGENTS } from "./delegation/subagent-tools.js";
+export {
+  DEFAULT_SUBAGENT_MAX_STEPS,
+  DELEGATE_TASK_TOOL_NAME,
+  MAX_DELEGATED_TASKS,
+  type DelegatedTask,
+  type DelegationConfig,
+  type SubagentLineage,
+  type SubagentRun,
+  type SubagentRunStatus,
+} from "./delegation/types.js";
 export { SESSIONS_FOLDER_NAME, sessionFolderName } from "./tools/session-folders.js";
 export { argumentsHash, replayingCheckpoints, type CheckpointedCall, type CheckpointedOutcome, type StoredToolCheckpoint, type ToolCheckpoints } from "./tools/checkpoints.js";
 export { defineTool, type AnyToolDefinition, type ConcurrencyClass, type RunCaller, type ToolContext, type ToolDefinition, type ToolResult } from "./tools/types.js";
