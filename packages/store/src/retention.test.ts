@@ -139,6 +139,34 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
       expect(await store.approvals.grantedForSession(active.id, "terminal", "x")).toBe(true);
     });
 
+    it("deletes sub-agent runs that ended before the window and keeps every cron job, done or not", async () => {
+      const { store } = await fixtures.openNew();
+      const run = (id: string) => ({
+        id,
+        parentSessionId: "s-1",
+        parentToolCallId: "call-1",
+        goal: "look",
+        status: "done" as const,
+        summary: "found",
+        steps: 1,
+        inputTokens: 1,
+        outputTokens: 1,
+        costUsd: 0,
+        startedAt: fixtures.now(),
+        endedAt: fixtures.now(),
+      });
+      for (let index = 0; index < 510; index += 1) await store.subagentRuns.record(run(`old-${index}`));
+      const job = { platform: "telegram", chatId: "42", chatType: "dm", creatorId: "42", sessionKey: "agent:main:telegram:dm:42", schedule: "in 1m", kind: "once", prompt: "ping", createdAt: fixtures.now() } as const;
+      await store.cronJobs.create({ ...job, id: "oneshot1", nextRunAt: null });
+      await store.cronJobs.create({ ...job, id: "waiting1", nextRunAt: fixtures.now() + 40 * DAY_MS });
+      fixtures.advance(31 * DAY_MS);
+      await store.subagentRuns.record(run("recent"));
+
+      expect(await store.retention.prune({ now: fixtures.now(), days: 30 })).toEqual({ ...NO_CHANGES, subagentRuns: 510 });
+      expect((await store.subagentRuns.listForSession("s-1")).map((left) => left.id)).toEqual(["recent"]);
+      expect((await store.cronJobs.listAll()).map((left) => left.id)).toEqual(["oneshot1", "waiting1"]);
+    });
+
     it("keeps deduplicating a recent message that the platform redelivers", async () => {
       const { store } = await fixtures.openNew();
       const id = await inbound(store, "update-7", "queued");

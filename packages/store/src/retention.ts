@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Query } from "./sql-runner.js";
 import type { StoreContext } from "./store-context.js";
 import { UNFINISHED_INBOUND_STATUSES, type InboundStatus } from "./types.js";
@@ -29,6 +30,8 @@ export interface RetentionCounts {
   streamParts?: number;
   /** Decided and expired approvals; only present when some went. */
   approvals?: number;
+  /** Lineage of sub-agents that ended before the window; only present when some went. Cron jobs are never pruned. */
+  subagentRuns?: number;
 }
 
 export interface RetentionRepository {
@@ -230,6 +233,13 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
         ),
     );
 
+  const pruneSubagentRuns = (cutoff: number, signal?: AbortSignal): Promise<number> =>
+    deleteInBatches(signal, () =>
+      db
+        .deleteFrom("subagent_runs")
+        .where("id", "in", (eb) => eb.selectFrom("subagent_runs").select("id").where("ended_at", "<", cutoff).orderBy("ended_at").limit(sql.lit(BATCH))),
+    );
+
   return {
     async prune(policy) {
       const cutoff = cutoffFor(policy.now, policy.days, "days");
@@ -243,6 +253,7 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
       const sessionFiles = await pruneSessionFiles(cutoff, policy.days * DAY_MS, signal);
       const streamParts = await pruneStreamParts(cutoff, signal);
       const approvals = await pruneApprovals(cutoff, signal);
+      const subagentRuns = await pruneSubagentRuns(cutoff, signal);
       return {
         inbound,
         deliveries,
@@ -252,6 +263,7 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
         ...(sessionFiles > 0 ? { sessionFiles } : {}),
         ...(streamParts > 0 ? { streamParts } : {}),
         ...(approvals > 0 ? { approvals } : {}),
+        ...(subagentRuns > 0 ? { subagentRuns } : {}),
       };
     },
   };
