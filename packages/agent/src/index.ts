@@ -25,7 +25,8 @@ export {
 } from "./delegation/types.js";
 export { SESSIONS_FOLDER_NAME, sessionFolderName } from "./tools/session-folders.js";
 export { argumentsHash, replayingCheckpoints, type CheckpointedCall, type CheckpointedOutcome, type StoredToolCheckpoint, type ToolCheckpoints } from "./tools/checkpoints.js";
-export { defineTool, type AnyToolDefinition, type ConcurrencyClass, type RunCaller, type ToolContext, type ToolDefinition, type ToolResult } from "./tools/types.js";
+export { defineTool, type AnyToolDefinition, type ConcurrencyClass, type RunCaller, type ToolContext, type ToolDefinition, type ToolImage, type ToolResult } from "./tools/types.js";
+export * from "./mcp/index.js";
 export {
   BUILTIN_TOOL_NAMES,
   DEFAULT_SAFE_TOOLS,

@@ -107,7 +107,7 @@ export async function executeToolCalls(
         role: "toolResult",
         toolCallId: p.call.id,
         toolName: p.call.name,
-        content: [{ type: "text", text: content }],
+        content: [{ type: "text", text: content }, ...(outcome.result.images ?? []).map((image) => ({ type: "image" as const, ...image }))],
         isError: outcome.result.isError === true,
         timestamp: options.now(),
       },

@@ -40,6 +40,14 @@ export interface ToolResult {
   isError?: boolean;
   /** Structured data for callbacks, traces and tests; never sent to the model. */
   details?: Record<string, unknown>;
+  /** Pictures sent to the model after `content` (e.g. an MCP tool's image content); outside the character budget. */
+  images?: ToolImage[];
+}
+
+/** A base64-encoded picture in a tool result. */
+export interface ToolImage {
+  data: string;
+  mimeType: string;
 }
 
 export interface ToolDefinition<S extends TSchema = TSchema> {

@@ -1,0 +1,45 @@
+import type { Stream } from "node:stream";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { McpHttpServerConfig, McpStdioServerConfig, McpTransportKind } from "./types.js";
+
+export interface OpenedTransport {
+  transport: Transport;
+  /** The child's stderr (stdio only), read for log lines and the reason of a crash. */
+  stderr?: Stream | null;
+}
+
+export function stdioTransport(config: McpStdioServerConfig): OpenedTransport {
+  const transport = new StdioClientTransport({
+    command: config.command,
+    ...(config.args ? { args: config.args } : {}),
+    ...(config.env ? { env: config.env } : {}),
+    ...(config.cwd ? { cwd: config.cwd } : {}),
+    // Piped rather than inherited: a server's output belongs in our logs (tagged with its name), not on our stderr.
+    stderr: "pipe",
+  });
+  return { transport, stderr: transport.stderr };
+}
+
+export function httpTransport(config: McpHttpServerConfig, kind: Exclude<McpTransportKind, "stdio">): OpenedTransport {
+  const url = new URL(config.url);
+  const requestInit: RequestInit = config.headers ? { headers: { ...config.headers } } : {};
+  return { transport: kind === "http" ? new StreamableHTTPClientTransport(url, { requestInit }) : new SSEClientTransport(url, { requestInit }) };
+}
+
+/** The MCP spec's backwards-compatibility rule: a 4xx answer to the Streamable HTTP initialize means an HTTP+SSE server. */
+export function refusesStreamableHttp(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500;
+}
+
+/** The URL without credentials, query or fragment, for logs. */
+export function describeUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return "(invalid URL)";
+  }
+}

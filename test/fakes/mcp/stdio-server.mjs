@@ -1,0 +1,18 @@
+#!/usr/bin/env node
+// A stdio MCP server for the tests: `node test/fakes/mcp/stdio-server.mjs [--name <name>] [--exit-at-start]`.
+// Its `env_value` tool answers an environment variable, so tests can check that configured env values reach it.
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { z } from "zod";
+import { buildFakeMcpServer } from "./fake-tools.mjs";
+
+const args = process.argv.slice(2);
+const nameAt = args.indexOf("--name");
+if (args.includes("--exit-at-start")) {
+  process.stderr.write("fake MCP server: refusing to start\n");
+  process.exit(1);
+}
+const server = buildFakeMcpServer({ name: nameAt >= 0 ? args[nameAt + 1] : "fake-stdio" });
+server.registerTool("env_value", { description: "The value of an environment variable.", inputSchema: { name: z.string() } }, async ({ name }) => ({
+  content: [{ type: "text", text: process.env[name] ?? "(unset)" }],
+}));
+await server.connect(new StdioServerTransport());
