@@ -7,6 +7,7 @@ import {
   bundledFrameworksDir,
   loadFrameworks,
   ContextCompressor,
+  DELEGATE_TASK_TOOL_NAME,
   HermesAgent,
   MEMORY_TOOL_NAME,
   SKILL_TOOL_NAMES,
@@ -41,8 +42,11 @@ export const NO_MODEL_MESSAGE = [
 
 export interface AgentDeps {
   logger: Logger;
-  /** Search for session_search; memoryDocuments keeps memory when HERMES_DATABASE_URL is set. */
-  store: Pick<Store, "search" | "memoryDocuments">;
+  /**
+   * Search for session_search; memoryDocuments keeps memory when HERMES_DATABASE_URL is set; subagentRuns keeps the
+   * lineage of delegate_task.
+   */
+  store: Pick<Store, "search" | "memoryDocuments" | "subagentRuns">;
   /** OpenTelemetry tracer for the agents; default the global provider's (set up by startTracing, or a no-op). */
   tracer?: Tracer;
   metrics?: AgentMetrics;
@@ -129,6 +133,7 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
       // Memory comes with each run (RunOptions.memory), from the run's own scope.
       stateDir: config.home,
       budget: { maxSteps: config.maxSteps },
+      delegation: enabled.has(DELEGATE_TASK_TOOL_NAME) ? { maxSteps: config.subagentMaxSteps, lineage: deps.store.subagentRuns } : undefined,
       // Named relative to the workspace, so the note means the copy a run on another machine restores.
       resultBudget: deps.sharedFiles && { onSpill: deps.sharedFiles.onSpill, notePathsRelativeTo: config.paths.workspace },
       logger: deps.logger,

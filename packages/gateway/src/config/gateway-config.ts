@@ -148,6 +148,8 @@ export interface GatewayConfig {
   readonly fallback?: FallbackModelSettings;
   readonly tools: readonly string[];
   readonly maxSteps: number;
+  /** HERMES_SUBAGENT_MAX_STEPS: the step budget of each sub-agent delegate_task starts. */
+  readonly subagentMaxSteps: number;
   readonly workers: number;
   readonly http: HttpListenSettings;
   readonly workerHttpPort?: number;

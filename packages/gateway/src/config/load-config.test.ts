@@ -60,6 +60,7 @@ describe("loadConfig defaults", () => {
         },
         tools: DEFAULT_TOOLS,
         maxSteps: 50,
+        subagentMaxSteps: 20,
         workers: 4,
         http: { host: "127.0.0.1", port: 8642 },
         allowedUsers: { everyone: false, users: [] },

@@ -12,6 +12,7 @@ import { readConfigSources } from "./sources.js";
 import { parseToolList } from "./tool-list.js";
 import { readInteractionSettings } from "./interaction-settings.js";
 import { readSpeechToTextSettings } from "./voice-settings.js";
+import { readSubagentMaxSteps } from "./subagent-settings.js";
 
 export type ConfigResult =
   | { ok: true; config: GatewayConfig; warnings: string[] }
@@ -69,6 +70,7 @@ function readGatewayConfig(
   const fallback = readFallbackSettings(reader);
   const tools = readTools(reader, options);
   const maxSteps = reader.integer("HERMES_MAX_STEPS", { min: 1, max: 1000 }) ?? DEFAULT_MAX_STEPS;
+  const subagentMaxSteps = readSubagentMaxSteps(reader);
   const workers = reader.integer("HERMES_WORKERS", { min: 1, max: 64 }) ?? DEFAULT_WORKERS;
   const maxAttachmentMb = reader.integer("HERMES_MAX_ATTACHMENT_MB", { min: 1, max: 1024 });
   const speechToText = readSpeechToTextSettings(reader);
@@ -108,6 +110,7 @@ function readGatewayConfig(
     paths: gatewayPaths(home),
     tools,
     maxSteps,
+    subagentMaxSteps,
     workers,
     http,
     allowedUsers,

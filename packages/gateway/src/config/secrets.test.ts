@@ -8,6 +8,7 @@ const BASE: GatewayConfig = {
   paths: gatewayPaths("/srv/hermes"),
   tools: ["think"],
   maxSteps: 50,
+  subagentMaxSteps: 20,
   workers: 4,
   http: { host: "127.0.0.1", port: 8642 },
   allowedUsers: { everyone: false, users: [] },

@@ -2,6 +2,7 @@ import { LIMIT_SETTINGS } from "./limit-settings.js";
 import { PLATFORM_SETTINGS } from "./platform-settings.js";
 import { INTERACTION_SETTINGS } from "./interaction-settings.js";
 import { VOICE_SETTINGS } from "./voice-settings.js";
+import { SUBAGENT_SETTINGS } from "./subagent-settings.js";
 
 /** One operator-facing setting: the README table and `hermes doctor` are rendered from this list. */
 export interface SettingInfo {
@@ -92,6 +93,7 @@ export const SETTINGS = [
     default: "50",
     secret: false,
   },
+  ...SUBAGENT_SETTINGS,
   {
     name: "HERMES_WORKERS",
     description: "Concurrent agent runs per process (1–64)",

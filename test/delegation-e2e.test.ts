@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { RecordedRequest, ScriptedReply, ScriptStep } from "./fakes/llm-server.js";
+import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
+import { waitUntil } from "./support/wait-until.js";
+
+const DM_KEY = "agent:main:telegram:dm:100";
+const USAGE = { prompt: 500, completion: 50 };
+const TASKS = [
+  { goal: "find the capital of France", context: "answer with the city only" },
+  { goal: "find the capital of Spain" },
+];
+
+let h: GatewayHarness;
+
+afterEach(async () => {
+  await h?.close();
+});
+
+const isSubagent = (request: RecordedRequest): boolean => JSON.stringify(request.messages).includes("You are a sub-agent");
+const hasToolResult = (request: RecordedRequest): boolean => request.messages.some((m) => (m as { role?: string }).role === "tool");
+
+/** The parent delegates both tasks, then answers with what came back; each sub-agent is answered by `subagent`. */
+function route(subagent: (text: string) => ScriptedReply): ScriptStep {
+  return (request) => {
+    if (isSubagent(request)) return subagent(JSON.stringify(request.messages));
+    if (!hasToolResult(request)) return { kind: "tools", calls: [{ id: "delegate-1", name: "delegate_task", arguments: { tasks: TASKS } }], usage: USAGE };
+    const results = JSON.stringify(request.messages.filter((m) => (m as { role?: string }).role === "tool"));
+    return { kind: "text", text: results.includes("Paris") && results.includes("Madrid") ? "Paris and Madrid." : "Something is missing.", usage: USAGE };
+  };
+}
+
+describe("delegation through the gateway", () => {
+  it("answers a message whose run delegates two tasks once, keeps both sub-agents' lineage and counts their usage", async () => {
+    h = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7", HERMES_SUBAGENT_MAX_STEPS: "3" });
+    const answer = route((text) => ({ kind: "text", text: text.includes("France") ? "Paris" : "Madrid", usage: USAGE }));
+    h.llm.enqueue(answer, answer, answer, answer);
+
+    await h.adapter.userSays("What are the capitals of France and Spain?");
+    await h.gateway.waitIdle(DM_KEY);
+
+    expect(h.adapter.texts()).toEqual(["Paris and Madrid."]);
+    const toolsOfSubagent = (h.llm.requests.find(isSubagent)?.tools ?? []) as Array<{ function: { name: string } }>;
+    const offered = toolsOfSubagent.map((tool) => tool.function.name);
+    expect(offered).not.toContain("delegate_task");
+    expect(offered).not.toContain("memory");
+    expect(offered).not.toContain("skill_manage");
+
+    const session = await h.gateway.store.sessions.active(DM_KEY);
+    if (!session) throw new Error("no session for the DM");
+    const runs = await h.gateway.store.subagentRuns.listForSession(session.id);
+    expect(runs.map((run) => [run.goal, run.status, run.summary]).sort()).toEqual([
+      ["find the capital of France", "done", "Paris"],
+      ["find the capital of Spain", "done", "Madrid"],
+    ]);
+    expect(runs.every((run) => run.parentToolCallId === "delegate-1" && run.inputTokens === USAGE.prompt)).toBe(true);
+    // The run's usage (two parent calls) includes the two sub-agents' calls.
+    const usage = await h.gateway.store.usage.forSession(session.id);
+    expect(usage).toMatchObject({ runs: 1, inputTokens: 4 * USAGE.prompt, outputTokens: 4 * USAGE.completion });
+  });
+
+  it("/stop during the sub-agents stops the run, and their lineage says stopped", async () => {
+    h = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7" });
+    const hang = route(() => ({ kind: "hang" }));
+    h.llm.enqueue(hang, hang, hang);
+
+    await h.adapter.userSays("What are the capitals of France and Spain?");
+    await waitUntil(() => h.llm.requests.filter(isSubagent).length === 2, "both sub-agents to call the model");
+    await h.adapter.userSays("/stop");
+    await h.gateway.waitIdle(DM_KEY);
+
+    expect(h.adapter.texts()).toEqual([expect.stringMatching(/^Stopped/)]);
+    expect(h.llm.requests).toHaveLength(3);
+    const session = await h.gateway.store.sessions.active(DM_KEY);
+    if (!session) throw new Error("no session for the DM");
+    await waitUntil(async () => (await h.gateway.store.subagentRuns.listForSession(session.id)).length === 2, "both sub-agents to be recorded");
+    const runs = await h.gateway.store.subagentRuns.listForSession(session.id);
+    expect(runs.map((run) => run.status)).toEqual(["stopped", "stopped"]);
+  });
+});
