@@ -15,6 +15,9 @@ export interface RunCaller {
   platform?: string;
   userId?: string;
   chatId?: string;
+  /** The chat's type and thread, so a tool that posts into the chat later (cronjob) knows where. */
+  chatType?: "dm" | "group" | "channel";
+  threadId?: string;
   sessionKey?: string;
   /**
    * The names, ids and memory entries of the people in the run's conversation, which skill_manage keeps out of the

@@ -1,4 +1,5 @@
 import { approvalCommands } from "../approval/approval-commands.js";
+import { cronCommands } from "../cron/cron-commands.js";
 import { chatCommands } from "./chat-commands.js";
 import { infoCommands } from "./info-commands.js";
 import { memoryCommands } from "./memory-commands.js";
@@ -12,7 +13,7 @@ const helpCommand: CommandDefinition = {
   run: async () => helpText(),
 };
 
-export const COMMANDS: readonly CommandDefinition[] = [...sessionCommands, ...infoCommands, ...chatCommands, ...memoryCommands, ...approvalCommands, helpCommand];
+export const COMMANDS: readonly CommandDefinition[] = [...sessionCommands, ...infoCommands, ...chatCommands, ...memoryCommands, ...approvalCommands, ...cronCommands, helpCommand];
 
 const BY_NAME = new Map(COMMANDS.map((command) => [command.name, command]));
 
@@ -21,7 +22,7 @@ export function findCommand(name: string): CommandDefinition | undefined {
 }
 
 export function helpText(): string {
-  const order = ["new", "reset", "stop", "retry", "undo", "compress", "status", "usage", "model", "respond", "memory", "forget", "approve", "deny", "whoami", "help"];
+  const order = ["new", "reset", "stop", "retry", "undo", "compress", "status", "usage", "model", "respond", "memory", "forget", "approve", "deny", "cron", "whoami", "help"];
   const lines = order
     .map((name) => BY_NAME.get(name))
     .filter((command): command is CommandDefinition => command !== undefined)

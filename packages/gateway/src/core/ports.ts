@@ -5,7 +5,7 @@ import type { OutboundTarget } from "./adapter.js";
  * What the gateway core needs from its collaborators, as narrow interfaces so each part is testable on its own and
  * the concrete pieces (store, queue, hooks, pairing, delivery) plug in structurally.
  */
-export type GatewayStore = Pick<Store, "sessions" | "messages" | "inbound" | "deliveries" | "usage" | "chatSettings">;
+export type GatewayStore = Pick<Store, "sessions" | "messages" | "inbound" | "deliveries" | "usage" | "chatSettings" | "cronJobs">;
 
 export interface RunQueuePort {
   enqueue(job: { inboundId: number; sessionKey: string }): Promise<{ enqueued: boolean }>;

@@ -166,6 +166,8 @@ export function createRunProcessor(options: RunProcessorOptions) {
         platform: message.platform,
         userId: message.user.id,
         chatId: message.chat.id,
+        chatType: message.chat.type,
+        ...(message.threadId !== undefined && { threadId: message.threadId }),
         sessionKey: key,
         personalData: runPersonalData(peopleOf(message, history), memory?.manager),
       },

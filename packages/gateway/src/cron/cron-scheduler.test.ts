@@ -1,0 +1,168 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { silentLogger } from "@hermes/agent";
+import { openStore, type Store } from "@hermes/store";
+import type { InboundMessage } from "../core/inbound.js";
+import { ManualClock } from "../outbound/manual-clock.js";
+import { createCronJob, type CronChat } from "./cron-jobs.js";
+import { cronRunKey } from "./cron-run-key.js";
+import { createCronScheduler, type CronScheduler } from "./cron-scheduler.js";
+
+const T0 = Date.UTC(2026, 0, 5, 10, 0, 0);
+const MIN = 60_000;
+const CHAT: CronChat = { platform: "telegram", chatId: "100", chatType: "group", threadId: "5", creatorId: "7", sessionKey: "agent:main:telegram:group:100:5" };
+
+let dir: string;
+let store: Store;
+let clock: ManualClock;
+let schedulers: CronScheduler[];
+let enqueued: Array<{ inboundId: number; sessionKey: string }>;
+let active: boolean;
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "hermes-cron-"));
+  store = await openStore({ file: path.join(dir, "state.db") });
+  clock = new ManualClock();
+  await clock.advance(T0);
+  schedulers = [];
+  enqueued = [];
+  active = true;
+});
+afterEach(async () => {
+  await Promise.all(schedulers.map((scheduler) => scheduler.stop()));
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function scheduler(): CronScheduler {
+  const made = createCronScheduler({
+    store,
+    queue: { enqueue: async (job) => void enqueued.push(job) },
+    isActive: () => active,
+    logger: silentLogger,
+    clock,
+    pollMs: 30_000,
+  });
+  schedulers.push(made);
+  return made;
+}
+
+async function job(schedule: string, createdAt = T0): Promise<string> {
+  const created = await createCronJob(store.cronJobs, CHAT, { schedule, prompt: "say ping" }, createdAt);
+  if (!created.ok) throw new Error(created.error);
+  return created.job.id;
+}
+
+async function payloadOf(inboundId: number): Promise<InboundMessage> {
+  const record = await store.inbound.get(inboundId);
+  if (!record) throw new Error(`no inbound ${inboundId}`);
+  return JSON.parse(record.payload) as InboundMessage;
+}
+
+describe("the cron scheduler", () => {
+  it("starts one run for a due slot: an inbound of the job's chat from its creator, queued on the job's own key", async () => {
+    const id = await job("in 2s");
+    const cron = scheduler();
+    await cron.tick();
+    expect(enqueued).toEqual([]);
+
+    await clock.advance(2_000);
+    await cron.tick();
+    await cron.tick();
+    expect(enqueued).toHaveLength(1);
+    const [run] = enqueued;
+    expect(run?.sessionKey).toBe(cronRunKey(id));
+    const record = await store.inbound.get(run?.inboundId ?? -1);
+    expect(record).toMatchObject({ platform: "telegram", messageId: `cron:${id}:${T0 + 2_000}`, status: "queued", sessionKey: `agent:main:cron:${id}` });
+    const message = await payloadOf(run?.inboundId ?? -1);
+    expect(message).toMatchObject({ chat: { id: "100", type: "group" }, threadId: "5", user: { id: "7" }, replyToId: "" });
+    expect(message.text).toContain("say ping");
+    expect(await store.cronJobs.get(id)).toMatchObject({ nextRunAt: null, lastStatus: "ran", lastRunAt: T0 + 2_000, runs: 1 });
+  });
+
+  it("lets only one of two schedulers start a slot (the compare-and-set on the next run)", async () => {
+    const id = await job("every 1m");
+    await clock.advance(MIN);
+    const [a, b] = [scheduler(), scheduler()];
+    await Promise.all([a.tick(), b.tick(), a.tick(), b.tick()]);
+    expect(enqueued).toHaveLength(1);
+    expect(await store.cronJobs.get(id)).toMatchObject({ nextRunAt: T0 + 2 * MIN, runs: 1 });
+  });
+
+  it("skips a slot while the job's previous run is unanswered, and starts the next one in a fresh session", async () => {
+    const id = await job("every 1m");
+    const cron = scheduler();
+    await clock.advance(MIN);
+    await cron.tick();
+    expect(enqueued).toHaveLength(1);
+    const first = enqueued[0]?.inboundId ?? -1;
+    // The run's conversation, as the run processor opens it.
+    const { session } = await store.sessions.getOrCreateActive({ key: cronRunKey(id), platform: "telegram", chatId: "100", chatType: "group" });
+
+    await clock.advance(MIN);
+    await cron.tick();
+    expect(enqueued).toHaveLength(1);
+    expect(await store.cronJobs.get(id)).toMatchObject({ lastStatus: "skipped", nextRunAt: T0 + 3 * MIN, runs: 1 });
+
+    await store.inbound.setStatus(first, "answered");
+    await clock.advance(MIN);
+    await cron.tick();
+    expect(enqueued).toHaveLength(2);
+    expect(await store.cronJobs.get(id)).toMatchObject({ lastStatus: "ran", runs: 2 });
+    expect((await store.sessions.get(session.id))?.status).toBe("ended");
+  });
+
+  it("runs a one-shot missed by less than an hour when it starts", async () => {
+    const id = await job("in 1m");
+    await clock.advance(40 * MIN);
+    await scheduler().tick();
+    expect(enqueued).toHaveLength(1);
+    expect(await store.cronJobs.get(id)).toMatchObject({ lastStatus: "ran", nextRunAt: null });
+  });
+
+  it("marks a one-shot missed by more than an hour and tells its chat once", async () => {
+    const id = await job("in 1m");
+    await clock.advance(2 * 60 * MIN);
+    const [a, b] = [scheduler(), scheduler()];
+    await Promise.all([a.tick(), b.tick()]);
+    await a.tick();
+    expect(enqueued).toEqual([]);
+    expect(await store.cronJobs.get(id)).toMatchObject({ lastStatus: "missed", nextRunAt: null, runs: 0 });
+    const notices = await store.deliveries.pending(10);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ platform: "telegram", chatId: "100", threadId: "5", kind: "notice" });
+    expect(notices[0]?.text).toContain(`scheduled task ${id}`);
+  });
+
+  it("runs a recurring job whose slots passed while down once, then follows its schedule", async () => {
+    const id = await job("every 10m");
+    await clock.advance(65 * MIN);
+    const cron = scheduler();
+    await cron.tick();
+    await cron.tick();
+    expect(enqueued).toHaveLength(1);
+    expect(await store.cronJobs.get(id)).toMatchObject({ lastStatus: "ran", nextRunAt: T0 + 70 * MIN, runs: 1 });
+  });
+
+  it("takes no slot while the gateway is not the active one", async () => {
+    const id = await job("in 1m");
+    active = false;
+    await clock.advance(MIN);
+    await scheduler().tick();
+    expect(enqueued).toEqual([]);
+    expect(await store.cronJobs.get(id)).toMatchObject({ nextRunAt: T0 + MIN, runs: 0 });
+  });
+
+  it("once started, sleeps until the next slot and wakes for a job created meanwhile", async () => {
+    const cron = scheduler();
+    cron.start();
+    await vi.waitFor(() => expect(clock.pendingTimers()).toBe(1));
+    await job("in 5s", clock.now());
+    // The new job woke the scheduler, which now sleeps only until its slot.
+    await vi.waitFor(() => expect(clock.pendingTimers()).toBe(1));
+    await clock.advance(5_000);
+    await vi.waitFor(() => expect(enqueued).toHaveLength(1));
+  });
+});

@@ -1,0 +1,175 @@
+import type { Logger } from "@hermes/agent";
+import type { CronJobRecord, Store } from "@hermes/store";
+import type { InboundMessage } from "../core/inbound.js";
+import type { PacerClock } from "../outbound/pacer-clock.js";
+import { onCronJobsChanged } from "./cron-changes.js";
+import { formatTime } from "./cron-jobs.js";
+import { cronMessageId, cronRunKey } from "./cron-run-key.js";
+import { nextSlotAfter } from "./schedule.js";
+
+export interface CronSchedulerOptions {
+  store: Pick<Store, "cronJobs" | "inbound" | "sessions" | "deliveries">;
+  /** The normal run queue (inline or BullMQ): the run's reply reaches the job's chat through the outbox. */
+  queue: { enqueue(job: { inboundId: number; sessionKey: string }): Promise<unknown> };
+  /** Slots are taken only while this is true (the active gateway); a standby only looks again a second later. */
+  isActive: () => boolean;
+  logger: Logger;
+  /** Wall-clock time and timers; injectable for tests. */
+  clock?: PacerClock;
+  /** The longest sleep between looks at the jobs (default 10 s): jobs created by other processes are found then. */
+  pollMs?: number;
+  /** A one-shot this late is reported missed instead of run (default 1 hour). */
+  missedAfterMs?: number;
+}
+
+export interface CronScheduler {
+  /** Looks at the due jobs now (tests; `start` does it by itself). Resolves when the look is over. */
+  tick(): Promise<void>;
+  start(): void;
+  /** Stops waking up and waits for a look under way. */
+  stop(): Promise<void>;
+}
+
+const DUE_BATCH = 50;
+const INACTIVE_RECHECK_MS = 1_000;
+const HOUR_MS = 3_600_000;
+
+const wallClock: PacerClock = {
+  now: () => Date.now(),
+  schedule: (callback, ms) => {
+    const timer = setTimeout(callback, ms);
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
+
+/**
+ * Starts each job's due slot as an agent run. A slot is claimed with a compare-and-set on the job's next run, so of
+ * several gateways (or a restart racing its predecessor) exactly one starts it.
+ */
+export function createCronScheduler(options: CronSchedulerOptions): CronScheduler {
+  const { store, logger } = options;
+  const clock = options.clock ?? wallClock;
+  const pollMs = options.pollMs ?? 10_000;
+  const missedAfterMs = options.missedAfterMs ?? HOUR_MS;
+  let running = false;
+  let cancelTimer: (() => void) | undefined;
+  let looking: Promise<void> | undefined;
+  let lookAgain = false;
+  let unsubscribe: (() => void) | undefined;
+
+  /** Looks at the jobs now, or right after the look under way; then sleeps until the next slot. */
+  const wake = (): void => {
+    if (!running) return;
+    if (looking) {
+      lookAgain = true;
+      return;
+    }
+    cancelTimer?.();
+    looking = lookAndSleep().finally(() => {
+      looking = undefined;
+      if (lookAgain) {
+        lookAgain = false;
+        wake();
+      }
+    });
+  };
+
+  const lookAndSleep = async (): Promise<void> => {
+    let delay = pollMs;
+    try {
+      delay = await look();
+    } catch (error) {
+      logger.error("the scheduler could not look at the scheduled tasks; it tries again shortly", { error });
+    }
+    if (running && !lookAgain) cancelTimer = clock.schedule(wake, delay);
+  };
+
+  /** Starts what is due; returns how long to sleep. */
+  const look = async (): Promise<number> => {
+    if (!options.isActive()) return INACTIVE_RECHECK_MS;
+    const now = clock.now();
+    const due = await store.cronJobs.due(now, DUE_BATCH);
+    for (const job of due) {
+      try {
+        await takeSlot(job, now);
+      } catch (error) {
+        logger.error("a scheduled task could not be started", { jobId: job.id, error });
+      }
+    }
+    if (due.length === DUE_BATCH) return 0;
+    const [next] = await store.cronJobs.due(Number.MAX_SAFE_INTEGER, 1);
+    if (next?.nextRunAt == null) return pollMs;
+    return Math.min(pollMs, Math.max(0, next.nextRunAt - clock.now()));
+  };
+
+  const takeSlot = async (job: CronJobRecord, now: number): Promise<void> => {
+    const slot = job.nextRunAt;
+    if (slot === null) return;
+    const key = cronRunKey(job.id);
+    if (job.kind === "once" && now - slot > missedAfterMs) {
+      if (!(await store.cronJobs.advance(job.id, slot, { nextRunAt: null, lastRunAt: now, lastStatus: "missed" }))) return;
+      logger.warn("a one-shot scheduled task was missed: the gateway was not running at its time", { jobId: job.id, slot });
+      await tellChat(job, `The scheduled task ${job.id} was due at ${formatTime(slot)}, but the bot was not running then, so it did not run: ${excerpt(job.prompt)}`);
+      return;
+    }
+    const nextRunAt = nextSlotAfter(job, now);
+    // A run never overlaps the previous run of the same job.
+    if ((await store.inbound.unanswered(key)) > 0) {
+      if (await store.cronJobs.advance(job.id, slot, { nextRunAt, lastRunAt: now, lastStatus: "skipped" })) {
+        logger.info("a scheduled task's slot was skipped: its previous run is still going", { jobId: job.id, slot });
+      }
+      return;
+    }
+    if (!(await store.cronJobs.advance(job.id, slot, { nextRunAt, lastRunAt: now, lastStatus: "ran" }))) return;
+    await startRun(job, slot, key, now);
+  };
+
+  const startRun = async (job: CronJobRecord, slot: number, key: string, now: number): Promise<void> => {
+    // Each run is a fresh conversation; the previous run is over (nothing of the key is unanswered).
+    await store.sessions.end(key);
+    const message: InboundMessage = {
+      platform: job.platform,
+      chat: { id: job.chatId, type: job.chatType },
+      ...(job.threadId !== undefined && { threadId: job.threadId }),
+      user: { id: job.creatorId },
+      messageId: cronMessageId(job.id, slot),
+      text: `(Scheduled task ${job.id}, ${job.schedule}.)\n${job.prompt}`,
+      attachments: [],
+      mentionedBot: false,
+      timestamp: now,
+      // No message of the person's to quote: the reply stands on its own, also in groups.
+      replyToId: "",
+    };
+    const recorded = await store.inbound.recordIfNew({ platform: job.platform, messageId: message.messageId, payload: JSON.stringify(message), sessionKey: key, status: "queued" });
+    if (!recorded.created && recorded.record.status !== "queued") return;
+    await options.queue.enqueue({ inboundId: recorded.record.id, sessionKey: key });
+    logger.info("a scheduled task started a run", { jobId: job.id, slot, inboundId: recorded.record.id, sessionKey: key });
+  };
+
+  const tellChat = async (job: CronJobRecord, text: string): Promise<void> => {
+    await store.deliveries.enqueue({ platform: job.platform, chatId: job.chatId, ...(job.threadId !== undefined && { threadId: job.threadId }), sessionKey: job.sessionKey, text, kind: "notice" });
+  };
+
+  return {
+    tick: async () => {
+      await look();
+    },
+    start: () => {
+      if (running) return;
+      running = true;
+      unsubscribe = onCronJobsChanged(wake);
+      wake();
+    },
+    stop: async () => {
+      running = false;
+      unsubscribe?.();
+      cancelTimer?.();
+      await looking;
+    },
+  };
+}
+
+function excerpt(prompt: string): string {
+  return prompt.length > 120 ? `${prompt.slice(0, 119)}…` : prompt;
+}

@@ -1,0 +1,104 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { silentLogger, type RunCaller, type ToolContext } from "@hermes/agent";
+import { openStore, type Store } from "@hermes/store";
+import { Gateway } from "../core/gateway.js";
+import { DEFAULT_SESSION_SCOPE } from "../core/session-key.js";
+import { inbound } from "../core/testing.js";
+import { cronjobTool } from "./cronjob-tool.js";
+
+const NOW = Date.UTC(2026, 0, 5, 10, 0, 0);
+const DM: RunCaller = { platform: "telegram", userId: "7", chatId: "7", chatType: "dm", sessionKey: "agent:main:telegram:dm:7" };
+
+let dir: string;
+let store: Store;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "hermes-cronjob-"));
+  store = await openStore({ file: path.join(dir, "state.db") });
+});
+afterEach(async () => {
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function context(caller?: RunCaller): ToolContext {
+  return { signal: new AbortController().signal, toolCallId: "call-1", sessionId: "s-1", logger: silentLogger, caller };
+}
+
+describe("the cronjob tool", () => {
+  it("creates a job for the caller's chat, lists it there, and removes it by id", async () => {
+    const tool = cronjobTool(store.cronJobs, () => NOW);
+    const created = await tool.handler({ action: "create", schedule: "in 2s", prompt: "say ping" }, context(DM));
+    expect(created.isError).toBeUndefined();
+    const id = String(created.details?.id);
+    expect(created.content).toContain(id);
+    expect(await store.cronJobs.get(id)).toMatchObject({ platform: "telegram", chatId: "7", chatType: "dm", creatorId: "7", sessionKey: DM.sessionKey, schedule: "in 2s", kind: "once", prompt: "say ping", nextRunAt: NOW + 2_000 });
+
+    const listed = await tool.handler({ action: "list" }, context(DM));
+    expect(listed.content).toContain(`${id} — in 2s`);
+    // Another chat sees none of it and cannot remove it.
+    const elsewhere: RunCaller = { ...DM, chatId: "8", userId: "8", sessionKey: "agent:main:telegram:dm:8" };
+    expect((await tool.handler({ action: "list" }, context(elsewhere))).content).toBe("No scheduled tasks in this chat.");
+    expect(await tool.handler({ action: "remove", id }, context(elsewhere))).toMatchObject({ isError: true });
+
+    expect(await tool.handler({ action: "remove", id }, context(DM))).toMatchObject({ content: `Removed the scheduled task ${id}.` });
+    expect(await store.cronJobs.get(id)).toBeUndefined();
+  });
+
+  it("answers bad input with an error the model can act on, storing nothing", async () => {
+    const tool = cronjobTool(store.cronJobs, () => NOW);
+    expect((await tool.handler({ action: "create", schedule: "every 10s", prompt: "x" }, context(DM))).content).toContain("too often");
+    expect((await tool.handler({ action: "create", schedule: "in 1m" }, context(DM))).content).toContain("needs a schedule and a prompt");
+    expect((await tool.handler({ action: "remove" }, context(DM))).content).toContain("needs the task's id");
+    expect((await tool.handler({ action: "list" }, context(undefined))).isError).toBe(true);
+    // A scheduled run does not schedule more.
+    const cronRun: RunCaller = { ...DM, sessionKey: "agent:main:cron:ab12cd34" };
+    expect((await tool.handler({ action: "create", schedule: "in 1m", prompt: "again" }, context(cronRun))).content).toContain("cannot create");
+    expect(await store.cronJobs.listAll()).toEqual([]);
+  });
+});
+
+describe("/cron", () => {
+  function gateway(): Gateway {
+    return new Gateway({
+      store,
+      queue: { enqueue: async () => ({ enqueued: true }), stop: async () => {} },
+      hooks: { emit: async () => ({ blocked: false }) },
+      delivery: { flush: async () => undefined },
+      typing: { begin: () => {}, end: () => {} },
+      authorize: async () => ({ kind: "allowed", via: "allowlist" }),
+      sessionScope: DEFAULT_SESSION_SCOPE,
+      botName: () => undefined,
+      models: { primary: "m" },
+      checkModel: () => undefined,
+      compress: async () => "",
+      logger: silentLogger,
+      now: () => NOW,
+    });
+  }
+
+  async function say(text: string, n: number, chat = { id: "-100", type: "group" as const }): Promise<string> {
+    await gateway().receive(inbound({ messageId: `m-${n}`, text, chat, threadId: "3", mentionedBot: true }));
+    const sent = await store.deliveries.pending(100);
+    return sent[sent.length - 1]?.text ?? "";
+  }
+
+  it("creates a job for the group thread, lists it and removes it", async () => {
+    const created = await say("/cron create 0 9 * * 1-5 summarise the news", 1);
+    expect(created).toContain("Scheduled:");
+    const [job] = await store.cronJobs.listAll();
+    expect(job).toMatchObject({ platform: "telegram", chatId: "-100", chatType: "group", threadId: "3", creatorId: "7", kind: "cron", schedule: "0 9 * * 1-5", prompt: "summarise the news", nextRunAt: Date.UTC(2026, 0, 6, 9) });
+    expect(await say("/cron", 2)).toContain(`${job?.id} — 0 9 * * 1-5 — next 2026-01-06 09:00 UTC: summarise the news`);
+    expect(await say(`/cron remove ${job?.id}`, 3)).toBe(`Removed the scheduled task ${job?.id}.`);
+    expect(await store.cronJobs.listAll()).toEqual([]);
+  });
+
+  it("answers a bad schedule or an unknown id clearly", async () => {
+    expect(await say("/cron create in 10 fortnights hello", 1)).toContain("expected a number and a unit");
+    expect(await say("/cron remove zzzzzzzz", 2)).toBe("No scheduled task zzzzzzzz in this chat. Send /cron to list them.");
+    expect(await say("/cron frobnicate", 3)).toContain("Usage:");
+    expect(await store.cronJobs.listAll()).toEqual([]);
+  });
+});
