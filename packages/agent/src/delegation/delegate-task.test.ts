@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startLlmServer, type LlmServer, type RecordedRequest, type ScriptedReply } from "../../../../test/fakes/llm-server.js";
 import { waitUntil } from "../../../../test/support/wait-until.js";
 import { HermesAgent } from "../agent.js";
+import type { HermesAgentConfig } from "../agent-config.js";
 import type { ToolStartEvent } from "../loop/callbacks.js";
 import { resolveModel } from "../models/resolve.js";
 import { ToolRegistry } from "../tools/registry.js";
@@ -32,7 +33,7 @@ function stubTool(name: string) {
   return defineTool({ name, description: `stub ${name}`, parameters: Type.Object({}), concurrency: "parallel-safe", handler: async () => ({ content: "ok" }) });
 }
 
-async function delegatingAgent(): Promise<HermesAgent> {
+async function delegatingAgent(config: Partial<HermesAgentConfig> = {}): Promise<HermesAgent> {
   const resolved = resolveModel({ model: "scripted-model", baseUrl: server.baseUrl, apiKey: "sk-test-0123456789abcdef", price: { input: 3, output: 15 } });
   if (!resolved.ok) throw new Error(resolved.error);
   const tools = new ToolRegistry();
@@ -47,6 +48,7 @@ async function delegatingAgent(): Promise<HermesAgent> {
     delegation: { maxSteps: 4, lineage: { record: async (run) => void lineage.push(run) } },
     sleep: async () => {},
     random: () => 0,
+    ...config,
   });
 }
 
@@ -178,6 +180,17 @@ describe("delegate_task", () => {
     await waitUntil(() => lineage.length === 2, "both sub-agents to be recorded");
     expect(lineage.map((run) => run.status)).toEqual(["stopped", "stopped"]);
     expect(server.requests).toHaveLength(3);
+  });
+
+  it("lets sub-agents work longer than one tool call may take, within the run's own time", async () => {
+    server = await startLlmServer({
+      defaultReply: script([{ goal: "slow" }], () => ({ kind: "text", text: "slow but done", chunks: 4, delayMsBetweenChunks: 100, usage: USAGE })),
+    });
+    const agent = await delegatingAgent({ toolTimeoutMs: 50 });
+    const result = await agent.run("take your time");
+
+    expect(result.stopReason).toBe("completed");
+    expect(delegationResult(server.requests.at(-1))).toContain("## Task 1: slow\nslow but done");
   });
 
   it("is not offered without a delegation configuration", async () => {

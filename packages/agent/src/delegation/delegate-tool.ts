@@ -37,6 +37,8 @@ export function delegateTaskTool(config: DelegationConfig, parentRun: () => Loop
       "context: put everything it needs there. Do simple lookups yourself.",
     parameters,
     concurrency: "never-parallel",
+    // Not the per-call tool timeout: the sub-agents run many calls of their own, bounded by the run's time budget.
+    timeoutMs: Number.POSITIVE_INFINITY,
     handler: async (args, context): Promise<ToolResult> => {
       const parent = parentRun();
       const started = parent.now();
