@@ -5,7 +5,7 @@ import type { ToolResult } from "../tools/types.js";
 import { toToolResult } from "./call-result.js";
 import { CircuitBreaker, type CircuitBreakerOptions } from "./circuit-breaker.js";
 import { StderrTail } from "./stderr-tail.js";
-import { describeUrl, httpTransport, refusesStreamableHttp, stdioTransport, type OpenedTransport } from "./transports.js";
+import { describeError, describeUrl, httpTransport, refusesStreamableHttp, stdioTransport, type OpenedTransport } from "./transports.js";
 import { DEFAULT_MCP_TIMEOUT_MS, isStdioServer, type McpServerConfig, type McpServerStatus, type McpTransportKind } from "./types.js";
 import { mcpToolName } from "./tool-name.js";
 
@@ -27,6 +27,8 @@ export interface ServerConnectionOptions {
 
 const CLIENT_INFO = { name: "hermes-gateway", version: "0.1.0" };
 const MAX_TOOL_PAGES = 50;
+/** A short per-call timeout must not make a slow-starting server (npx, a cold container) look broken. */
+const MIN_CONNECT_TIMEOUT_MS = 30_000;
 
 type Phase = "idle" | "connecting" | "connected" | "retrying" | "disabled" | "closed";
 
@@ -83,6 +85,9 @@ export class McpServerConnection {
       }
       case "retrying":
         return { ...base, state: "retrying", error: this.error, ...(this.retryAt !== undefined ? { retryAt: this.retryAt } : {}) };
+      case "connecting":
+        // A reconnection attempt of a server that failed before is still "retrying": its last error is the news.
+        return this.error !== undefined ? { ...base, state: "retrying", error: this.error } : { ...base, state: "connecting" };
       case "disabled":
         return { ...base, state: "disabled" };
       default:
@@ -137,7 +142,7 @@ export class McpServerConnection {
         this.breaker.recordNeither();
         return { isError: true, content: "Cancelled: the run was stopped before this call finished." };
       }
-      const reason = isTimeout(error) ? `timed out after ${Math.round(this.timeoutMs / 1000)} s` : messageOf(error);
+      const reason = isTimeout(error) ? `timed out after ${durationText(this.timeoutMs)}` : describeError(error);
       this.breaker.recordFailure(reason);
       if (this.breaker.isOpen) this.logger.warn("MCP server circuit opened", { tool, error: reason });
       return { isError: true, content: `MCP server "${this.name}" failed on ${tool}: ${reason}`, details: { mcpServer: this.name, mcpTool: tool } };
@@ -172,22 +177,23 @@ export class McpServerConnection {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     const stderr = opened.stderr ? new StderrTail(opened.stderr, (line) => this.logger.debug("MCP server stderr", { line })) : undefined;
     try {
-      await client.connect(opened.transport, { timeout: this.timeoutMs });
-      const tools = await listAllTools(client, this.timeoutMs);
+      const timeout = Math.max(this.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
+      await client.connect(opened.transport, { timeout });
+      const tools = await listAllTools(client, timeout);
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refreshTools(client));
       client.onclose = () => this.lost(client, stderr);
       return { ok: true, client, tools };
     } catch (error) {
       await client.close().catch(() => undefined);
       const refused = mayFallBack && refusesStreamableHttp(error);
-      return { ok: false, error: withStderr(messageOf(error), stderr), refused };
+      return { ok: false, error: withStderr(describeError(error), stderr), refused };
     }
   }
 
   private async refreshTools(client: Client): Promise<void> {
     if (client !== this.client) return;
     try {
-      const tools = await listAllTools(client, this.timeoutMs);
+      const tools = await listAllTools(client, Math.max(this.timeoutMs, MIN_CONNECT_TIMEOUT_MS));
       if (client !== this.client) return;
       this.tools = tools;
       this.logger.info("MCP server tool list changed", { tools: tools.length });
@@ -265,12 +271,12 @@ async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> 
   return tools;
 }
 
-function isTimeout(error: unknown): boolean {
-  return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+function durationText(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+function isTimeout(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
 }
 
 function withStderr(message: string, stderr: StderrTail | undefined): string {

@@ -1,5 +1,5 @@
 import type { Stream } from "node:stream";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { SseError, SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -42,4 +42,11 @@ export function describeUrl(raw: string): string {
   } catch {
     return "(invalid URL)";
   }
+}
+
+/** An error's message, with the HTTP status when the SDK's HTTP errors leave it out of the text. */
+export function describeError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const status = error instanceof StreamableHTTPError || error instanceof SseError ? error.code : undefined;
+  return status !== undefined && status > 0 && !message.includes(String(status)) ? `${message} (HTTP ${status})` : message;
 }

@@ -2,7 +2,7 @@
 interface McpServerConfigBase {
   /** `[A-Za-z0-9_-]+`; the model sees the server's tools as `mcp_<name>_<tool>`. */
   name: string;
-  /** Per-call timeout (config `timeout_s` × 1000); also bounds connecting. Default 60 000. */
+  /** Per-call timeout (config `timeout_s` × 1000). Default 60 000. Connecting and listing tools may take at least 30 s. */
   timeoutMs?: number;
   /** Default true; a disabled server is listed with state "disabled" and never started. */
   enabled?: boolean;
