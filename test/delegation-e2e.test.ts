@@ -58,6 +58,31 @@ describe("delegation through the gateway", () => {
     expect(usage).toMatchObject({ runs: 1, inputTokens: 4 * USAGE.prompt, outputTokens: 4 * USAGE.completion });
   });
 
+  it("asks the person before a sub-agent's approval tool runs, and a denial reaches that sub-agent", async () => {
+    h = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7", HERMES_TOOLS: "default,terminal" });
+    const step = route((text) =>
+      text.includes("denied this terminal call")
+        ? { kind: "text", text: "Paris (not checked: the terminal call was denied)", usage: USAGE }
+        : text.includes("France")
+          ? { kind: "tools", calls: [{ name: "terminal", arguments: { command: "echo from-the-sub-agent" } }], usage: USAGE }
+          : { kind: "text", text: "Madrid", usage: USAGE });
+    h.llm.enqueue(step, step, step, step, step);
+
+    await h.adapter.userSays("What are the capitals of France and Spain?");
+    await waitUntil(() => h.adapter.sent.some((sent) => sent.message.buttons !== undefined), "the approval prompt");
+    const index = h.adapter.sent.findIndex((sent) => sent.message.buttons !== undefined);
+    const prompt = h.adapter.sent[index];
+    expect(prompt?.message.text).toContain("echo from-the-sub-agent");
+    const deny = prompt?.message.buttons?.find((button) => button.label === "Deny")?.value ?? "";
+    await h.adapter.userSays(deny, { action: { messageId: `out-${index + 1}` } });
+    await h.gateway.waitIdle(DM_KEY);
+
+    expect(h.adapter.texts().at(-1)).toBe("Paris and Madrid.");
+    const session = await h.gateway.store.sessions.active(DM_KEY);
+    const runs = await h.gateway.store.subagentRuns.listForSession(session?.id ?? "");
+    expect(runs.map((run) => run.summary).sort()).toEqual(["Madrid", "Paris (not checked: the terminal call was denied)"]);
+  });
+
   it("/stop during the sub-agents stops the run, and their lineage says stopped", async () => {
     h = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7" });
     const hang = route(() => ({ kind: "hang" }));
