@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { RecordedRequest, ScriptedReply, ScriptStep } from "./fakes/llm-server.js";
 import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
+import { createTestDatabase, type TestDatabase } from "./support/test-database.js";
 import { waitUntil } from "./support/wait-until.js";
 
 const DM_KEY = "agent:main:telegram:dm:100";
@@ -11,9 +12,12 @@ const TASKS = [
 ];
 
 let h: GatewayHarness;
+let database: TestDatabase | undefined;
 
 afterEach(async () => {
   await h?.close();
+  await database?.drop();
+  database = undefined;
 });
 
 const isSubagent = (request: RecordedRequest): boolean => JSON.stringify(request.messages).includes("You are a sub-agent");
@@ -30,8 +34,9 @@ function route(subagent: (text: string) => ScriptedReply): ScriptStep {
 }
 
 describe("delegation through the gateway", () => {
-  it("answers a message whose run delegates two tasks once, keeps both sub-agents' lineage and counts their usage", async () => {
-    h = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7", HERMES_SUBAGENT_MAX_STEPS: "3" });
+  it.each(["SQLite", "PostgreSQL"])("answers a message whose run delegates two tasks once, keeps both sub-agents' lineage and counts their usage (%s)", async (dialect) => {
+    if (dialect === "PostgreSQL") database = await createTestDatabase();
+    h = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7", HERMES_SUBAGENT_MAX_STEPS: "3", ...(database ? { HERMES_DATABASE_URL: database.url } : {}) });
     const answer = route((text) => ({ kind: "text", text: text.includes("France") ? "Paris" : "Madrid", usage: USAGE }));
     h.llm.enqueue(answer, answer, answer, answer);
 
