@@ -1,9 +1,7 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { silentLogger } from "@hermes/agent";
-import { openStore, type Store } from "@hermes/store";
+import type { Store } from "@hermes/store";
+import { STORE_DIALECTS, storeFixtures } from "../../../store/src/test-fixtures.js";
 import type { InboundMessage } from "../core/inbound.js";
 import { ManualClock } from "../outbound/manual-clock.js";
 import { createCronJob, type CronChat } from "./cron-jobs.js";
@@ -14,27 +12,11 @@ const T0 = Date.UTC(2026, 0, 5, 10, 0, 0);
 const MIN = 60_000;
 const CHAT: CronChat = { platform: "telegram", chatId: "100", chatType: "group", threadId: "5", creatorId: "7", sessionKey: "agent:main:telegram:group:100:5" };
 
-let dir: string;
 let store: Store;
 let clock: ManualClock;
 let schedulers: CronScheduler[];
 let enqueued: Array<{ inboundId: number; sessionKey: string }>;
 let active: boolean;
-
-beforeEach(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "hermes-cron-"));
-  store = await openStore({ file: path.join(dir, "state.db") });
-  clock = new ManualClock();
-  await clock.advance(T0);
-  schedulers = [];
-  enqueued = [];
-  active = true;
-});
-afterEach(async () => {
-  await Promise.all(schedulers.map((scheduler) => scheduler.stop()));
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
 
 function scheduler(): CronScheduler {
   const made = createCronScheduler({
@@ -61,7 +43,21 @@ async function payloadOf(inboundId: number): Promise<InboundMessage> {
   return JSON.parse(record.payload) as InboundMessage;
 }
 
-describe("the cron scheduler", () => {
+describe.each(STORE_DIALECTS)("the cron scheduler (%s)", (dialect) => {
+  const fixtures = storeFixtures(dialect);
+  beforeEach(async () => {
+    store = (await fixtures.openNew()).store;
+    clock = new ManualClock();
+    await clock.advance(T0);
+    schedulers = [];
+    enqueued = [];
+    active = true;
+  });
+  afterEach(async () => {
+    await Promise.all(schedulers.map((scheduler) => scheduler.stop()));
+    await fixtures.cleanup();
+  });
+
   it("starts one run for a due slot: an inbound of the job's chat from its creator, queued on the job's own key", async () => {
     const id = await job("in 2s");
     const cron = scheduler();
