@@ -23,6 +23,8 @@ export interface FakeMcpHttpServer {
   failToolCalls: boolean;
   /** tools/call requests received (failed ones included). */
   toolCalls: number;
+  /** Drops every Streamable HTTP session, as a restarted server would: old session ids get 404. */
+  forgetSessions(): void;
   close(): Promise<void>;
 }
 
@@ -34,7 +36,7 @@ export async function startFakeMcpHttpServer(options: FakeMcpHttpServerOptions =
   const servers: McpServer[] = [];
   const sockets = new Set<Socket>();
   const seenHeaders = new Map<string, Set<string>>();
-  const state: FakeMcpHttpServer = { url: "", seenHeaders, failToolCalls: false, toolCalls: 0, close: async () => undefined };
+  const state: FakeMcpHttpServer = { url: "", seenHeaders, failToolCalls: false, toolCalls: 0, forgetSessions: () => streamable.clear(), close: async () => undefined };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     for (const [name, value] of Object.entries(req.headers)) {
@@ -69,6 +71,7 @@ export async function startFakeMcpHttpServer(options: FakeMcpHttpServerOptions =
     const sessionId = req.headers["mcp-session-id"];
     const existing = typeof sessionId === "string" ? streamable.get(sessionId) : undefined;
     if (existing) return await existing.handleRequest(req, res, body);
+    if (typeof sessionId === "string") return void res.writeHead(404).end("session not found");
     if (req.method !== "POST" || !isInitializeRequest(body)) return void res.writeHead(400).end("no session");
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -60,6 +60,19 @@ describe("McpManager over HTTP", () => {
     expect(await call(registry, "mcp_web_extra")).toMatchObject({ content: "I am extra" });
   });
 
+  it("starts a new session when a restarted server has forgotten the old one (404)", async () => {
+    const http = await server();
+    const mcp = manager(http.url);
+    await mcp.start();
+    const registry = new ToolRegistry();
+    mcp.attach(registry);
+    expect(await call(registry, "mcp_web_echo", { text: "one" })).toMatchObject({ content: "echo: one" });
+    http.forgetSessions();
+    expect(await call(registry, "mcp_web_echo", { text: "two" })).toMatchObject({ isError: true, content: expect.stringContaining("HTTP 404") });
+    await waitUntil(() => mcp.status()[0]?.state === "connected", "a new session");
+    expect(await call(registry, "mcp_web_echo", { text: "three" })).toMatchObject({ content: "echo: three" });
+  });
+
   it("falls back to HTTP+SSE when the server answers the Streamable HTTP initialize with a 4xx", async () => {
     const http = await server({ mode: "sse" });
     const mcp = manager(http.url);

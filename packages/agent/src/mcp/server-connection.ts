@@ -1,8 +1,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../observability/logger.js";
 import type { ToolResult } from "../tools/types.js";
 import { toToolResult } from "./call-result.js";
+import { durationText, isTimeout, listAllTools, sessionGone } from "./requests.js";
 import { CircuitBreaker, type CircuitBreakerOptions } from "./circuit-breaker.js";
 import { StderrTail } from "./stderr-tail.js";
 import { describeError, describeUrl, httpTransport, refusesStreamableHttp, stdioTransport, type OpenedTransport } from "./transports.js";
@@ -26,7 +27,6 @@ export interface ServerConnectionOptions {
 }
 
 const CLIENT_INFO = { name: "hermes-gateway", version: "0.1.0" };
-const MAX_TOOL_PAGES = 50;
 /** A short per-call timeout must not make a slow-starting server (npx, a cold container) look broken. */
 const MIN_CONNECT_TIMEOUT_MS = 30_000;
 
@@ -42,6 +42,8 @@ export class McpServerConnection {
   private phase: Phase;
   private transportKind: McpTransportKind;
   private client: Client | undefined;
+  /** The client of a handshake under way, closed by close() so shutting down never waits for a hung server. */
+  private handshaking: Client | undefined;
   private tools: Tool[] = [];
   private error: string | undefined;
   private retryAt: number | undefined;
@@ -144,6 +146,8 @@ export class McpServerConnection {
       }
       const reason = isTimeout(error) ? `timed out after ${durationText(this.timeoutMs)}` : describeError(error);
       this.breaker.recordFailure(reason);
+      // A server that restarted has forgotten our session (404): only a new initialize gets it answering again.
+      if (sessionGone(error)) this.dropConnection(client, reason);
       if (this.breaker.isOpen) this.logger.warn("MCP server circuit opened", { tool, error: reason });
       return { isError: true, content: `MCP server "${this.name}" failed on ${tool}: ${reason}`, details: { mcpServer: this.name, mcpTool: tool } };
     }
@@ -154,9 +158,10 @@ export class McpServerConnection {
     this.error = undefined;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
-    const client = this.client;
+    const clients = [this.client, this.handshaking];
     this.client = undefined;
-    if (client) await client.close().catch(() => undefined);
+    this.handshaking = undefined;
+    await Promise.all(clients.map((client) => client?.close().catch(() => undefined)));
   }
 
   private async open(): Promise<{ ok: true; client: Client; tools: Tool[] } | { ok: false; error: string }> {
@@ -175,6 +180,7 @@ export class McpServerConnection {
     mayFallBack = false,
   ): Promise<{ ok: true; client: Client; tools: Tool[] } | { ok: false; error: string; refused: boolean }> {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
+    this.handshaking = client;
     const stderr = opened.stderr ? new StderrTail(opened.stderr, (line) => this.logger.debug("MCP server stderr", { line })) : undefined;
     try {
       const timeout = Math.max(this.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
@@ -187,6 +193,8 @@ export class McpServerConnection {
       await client.close().catch(() => undefined);
       const refused = mayFallBack && refusesStreamableHttp(error);
       return { ok: false, error: withStderr(describeError(error), stderr), refused };
+    } finally {
+      if (this.handshaking === client) this.handshaking = undefined;
     }
   }
 
@@ -208,6 +216,14 @@ export class McpServerConnection {
     this.client = undefined;
     if (this.options.now() - this.connectedAt >= this.maxDelay()) this.failedAttempts = 0;
     this.fail(withStderr("connection closed", stderr));
+    this.notify();
+  }
+
+  private dropConnection(client: Client, reason: string): void {
+    if (client !== this.client) return;
+    this.client = undefined;
+    void client.close().catch(() => undefined);
+    this.fail(reason);
     this.notify();
   }
 
@@ -257,26 +273,6 @@ export class McpServerConnection {
       }
     }
   }
-}
-
-async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_TOOL_PAGES; page += 1) {
-    const result = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
-    tools.push(...result.tools);
-    cursor = result.nextCursor;
-    if (!cursor) break;
-  }
-  return tools;
-}
-
-function durationText(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
-
-function isTimeout(error: unknown): boolean {
-  return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
 }
 
 function withStderr(message: string, stderr: StderrTail | undefined): string {

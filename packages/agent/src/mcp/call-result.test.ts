@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { toToolResult } from "./call-result.js";
+
+const origin = { server: "s", tool: "t" };
+
+describe("toToolResult", () => {
+  it("keeps text and images, and describes what the model cannot take", () => {
+    const result = toToolResult(
+      {
+        content: [
+          { type: "text", text: "first" },
+          { type: "image", data: "AAAA", mimeType: "image/png" },
+          { type: "audio", data: "AAAA", mimeType: "audio/wav" },
+          { type: "resource_link", name: "readme", uri: "file:///readme.md" },
+          { type: "resource", resource: { uri: "file:///a.txt", text: "inline text" } },
+          { type: "resource", resource: { uri: "file:///b.bin", blob: "AAAA", mimeType: "application/octet-stream" } },
+        ],
+      },
+      origin,
+    );
+    expect(result.content.split("\n\n")).toEqual([
+      "first",
+      "[audio/wav audio omitted: audio is not passed to the model]",
+      "[resource readme: file:///readme.md]",
+      "[resource file:///a.txt]\ninline text",
+      "[binary resource file:///b.bin (application/octet-stream) omitted]",
+    ]);
+    expect(result.images).toEqual([{ data: "AAAA", mimeType: "image/png" }]);
+    expect(result.isError).toBeUndefined();
+    expect(result.details).toEqual({ mcpServer: "s", mcpTool: "t" });
+  });
+
+  it("describes an image too large to send instead of keeping it", () => {
+    const result = toToolResult({ content: [{ type: "image", data: "A".repeat(6_000_000), mimeType: "image/jpeg" }] }, origin);
+    expect(result.images).toBeUndefined();
+    expect(result.content).toBe("[image/jpeg image omitted: 4395 KB is too large]");
+  });
+
+  it("uses structured content when there is no content, and keeps isError", () => {
+    expect(toToolResult({ content: [], structuredContent: { n: 1 }, isError: true }, origin)).toMatchObject({ content: '{\n  "n": 1\n}', isError: true });
+    expect(toToolResult({ content: [] }, origin).content).toBe("(no output)");
+    expect(toToolResult({ content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] }, origin).content).toBe("(1 image)");
+  });
+});
