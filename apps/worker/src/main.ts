@@ -101,7 +101,7 @@ async function main(): Promise<number> {
     lockConnection.disconnect();
     await store.close();
   };
-  const health = config.workerHttpPort === undefined ? undefined : createWorkerHealth({ store, redisUrl: config.redisUrl, model: config.model?.model, host, logger, isStopping: () => stopping });
+  const health = config.workerHttpPort === undefined ? undefined : createWorkerHealth({ store, redisUrl: config.redisUrl, model: config.model?.model, host, logger, isStopping: () => stopping, mcpServers: () => pool.mcp.status() });
   if (config.workerHttpPort !== undefined && health) {
     http = new GatewayHttpServer({ host: config.http.host, port: config.workerHttpPort, logger });
     registerHealthRoutes(http, { health: () => health.health(), readiness: () => health.readiness(), metrics, metricsToken: config.metricsToken });

@@ -12,12 +12,15 @@ export type {
   GatewayConfig,
   GatewayPaths,
   HttpListenSettings,
+  McpServerSettings,
+  McpServerTransportSettings,
   ModelSettings,
   SearchSettings,
   SlackSettings,
   TelegramSettings,
   TelegramWebhookSettings,
 } from "./config/gateway-config.js";
+export { mcpServerConfig, startMcpTools, testMcpServer, type McpTools } from "./agent/mcp-wiring.js";
 export { createAgentPool, NO_MODEL_MESSAGE, type AgentDeps, type AgentPool, type AgentPoolBuild } from "./agent/create-agent.js";
 export { ALL_TOOL_NAMES, DEFAULT_TOOL_NAMES, SESSION_SEARCH_TOOL } from "./agent/tool-names.js";
 export { createScopeManager, memoryStorageOf, sharedChatScopesOf, type PersonInChats } from "./agent/memory-scopes.js";

@@ -27,6 +27,7 @@ import { sessionSearchTool, type Store } from "@hermes/store";
 import type { ConfigIssue } from "../config/errors.js";
 import type { GatewayConfig } from "../config/gateway-config.js";
 import { createGatewayMemory, logMemoryScope, memoryStorageOf, type GatewayMemory } from "./memory-scopes.js";
+import { startMcpTools, type McpTools } from "./mcp-wiring.js";
 import { BoundedMap, resolveModelName } from "./model-names.js";
 import { SESSION_SEARCH_TOOL } from "./tool-names.js";
 
@@ -63,6 +64,8 @@ export interface AgentPool {
   readonly primary: ModelBinding;
   /** Memory per scope (HERMES_MEMORY_SCOPE): a run gets its message's scope, never another's. */
   readonly memory: GatewayMemory;
+  /** config.yaml's MCP tool servers, shared by every agent of this process; their states for /readyz. */
+  readonly mcp: Pick<McpTools, "status">;
   agentFor(model: string | undefined): Promise<HermesAgent>;
   /** The model a session's runs use: its /model override, or the configured one when there is none (or it is unusable). */
   modelFor(model: string | undefined): ModelBinding;
@@ -100,6 +103,8 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
   }
   const memory = createGatewayMemory(config, { logger: deps.logger, toolsEnabled: config.tools.includes(MEMORY_TOOL_NAME), storage: memoryStorageOf(config, deps.store) });
   await logMemoryScope(config, deps.logger);
+  // Connects in the background: a slow or failing MCP server never holds up start-up.
+  const mcp = startMcpTools(config, deps.logger);
 
   const resolveOverride = (name: string): ModelBinding | string => {
     const resolved = resolveModelName(config, name);
@@ -110,6 +115,7 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
   const agents = new BoundedMap<string, Promise<HermesAgent>>(MAX_MODEL_AGENTS);
   const build = async (binding: ModelBinding): Promise<HermesAgent> => {
     const registry = new ToolRegistry({ logger: deps.logger });
+    mcp.attach(registry);
     const enabled = new Set(config.tools);
     if (SKILL_TOOL_NAMES.some((name) => enabled.has(name))) {
       const skills = registerSkillTools(registry, { ...defaultSkillLocations(config.home), logger: deps.logger, onSkillChanged: deps.sharedFiles?.onSkillChanged });
@@ -156,6 +162,7 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
     models: { primary: config.model.model, fallback: config.fallback?.model },
     primary: primary.binding,
     memory,
+    mcp,
     agentFor: (model) => {
       const key = model ?? "";
       let agent = agents.get(key);
@@ -209,6 +216,7 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
       return reviewer;
     },
     shutdown: async () => {
+      await mcp.close();
       await Promise.all(reviewers.values().map((reviewer) => reviewer.shutdown()));
       await memory.shutdown();
     },

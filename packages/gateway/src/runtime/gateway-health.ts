@@ -1,4 +1,4 @@
-import type { Logger } from "@hermes/agent";
+import type { Logger, McpServerStatus } from "@hermes/agent";
 import type { Store } from "@hermes/store";
 import type { HealthReport } from "./health.js";
 import { PlatformHealth } from "./platform-health.js";
@@ -21,6 +21,8 @@ export interface GatewayHealthOptions {
   isStopping: () => boolean;
   /** With Redis: whether this gateway is the active one; /readyz then has a `gateway` check a standby fails. */
   election?: Pick<GatewayElection, "role" | "activeGateway">;
+  /** With inline runs: the MCP servers' states, a /readyz detail that never makes it unready (the other tools work). */
+  mcpServers?: () => McpServerStatus[];
   now?: () => number;
 }
 
@@ -60,7 +62,8 @@ export function createGatewayHealth(options: GatewayHealthOptions): GatewayHealt
     },
     async readiness() {
       const report = unreadyWhileStopping(await runReadinessChecks(checks), options.isStopping());
-      return { ...report, platforms: platforms.snapshot(), ...(options.relayBacklog && { relayBacklog: options.relayBacklog() }) };
+      const mcpServers = options.mcpServers?.() ?? [];
+      return { ...report, platforms: platforms.snapshot(), ...(options.relayBacklog && { relayBacklog: options.relayBacklog() }), ...(mcpServers.length > 0 && { mcpServers }) };
     },
     close() {
       redis?.close();

@@ -1,4 +1,4 @@
-import type { Logger } from "@hermes/agent";
+import type { Logger, McpServerStatus } from "@hermes/agent";
 import type { Store } from "@hermes/store";
 import type { WorkerHealth } from "../queue/types.js";
 import type { HealthReport } from "./health.js";
@@ -13,6 +13,8 @@ export interface WorkerHealthOptions {
   host: { workerHealth(): WorkerHealth };
   logger: Logger;
   isStopping: () => boolean;
+  /** The MCP servers' states: a /readyz detail that never makes the worker unready. */
+  mcpServers?: () => McpServerStatus[];
   now?: () => number;
 }
 
@@ -38,7 +40,8 @@ export function createWorkerHealth(options: WorkerHealthOptions): WorkerHealthEn
     },
     async readiness() {
       const report = unreadyWhileStopping(await runReadinessChecks(checks), options.isStopping());
-      return { ...report, ...options.host.workerHealth() };
+      const mcpServers = options.mcpServers?.() ?? [];
+      return { ...report, ...options.host.workerHealth(), ...(mcpServers.length > 0 && { mcpServers }) };
     },
     close() {
       redis.close();
