@@ -18,11 +18,12 @@ let schedulers: CronScheduler[];
 let enqueued: Array<{ inboundId: number; sessionKey: string }>;
 let active: boolean;
 
-function scheduler(): CronScheduler {
+function scheduler(runsPlatform?: (platform: string) => boolean): CronScheduler {
   const made = createCronScheduler({
     store,
     queue: { enqueue: async (job) => void enqueued.push(job) },
     isActive: () => active,
+    runsPlatform,
     logger: silentLogger,
     clock,
     pollMs: 30_000,
@@ -149,6 +150,21 @@ describe.each(STORE_DIALECTS)("the cron scheduler (%s)", (dialect) => {
     await scheduler().tick();
     expect(enqueued).toEqual([]);
     expect(await store.cronJobs.get(id)).toMatchObject({ nextRunAt: T0 + MIN, runs: 0 });
+  });
+
+  it("leaves a job of a platform this process does not run to the process that runs it", async () => {
+    const id = await job("in 1m");
+    await clock.advance(MIN);
+    const consoleOnly = scheduler((platform) => platform === "console");
+    await consoleOnly.tick();
+    expect(enqueued).toEqual([]);
+    expect(await store.cronJobs.get(id)).toMatchObject({ nextRunAt: T0 + MIN, runs: 0 });
+    // Started, it sleeps a whole poll instead of looking again and again at the job it leaves.
+    consoleOnly.start();
+    await vi.waitFor(() => expect(clock.pendingTimers()).toBe(1));
+    await clock.advance(29_000);
+    expect(clock.pendingTimers()).toBe(1);
+    expect(enqueued).toEqual([]);
   });
 
   it("once started, sleeps until the next slot and wakes for a job created meanwhile", async () => {

@@ -13,6 +13,8 @@ export interface CronSchedulerOptions {
   queue: { enqueue(job: { inboundId: number; sessionKey: string }): Promise<unknown> };
   /** Slots are taken only while this is true (the active gateway); a standby only looks again a second later. */
   isActive: () => boolean;
+  /** Jobs of platforms this process does not run are left to the process that does (the console's to `npm run chat`). */
+  runsPlatform?: (platform: string) => boolean;
   logger: Logger;
   /** Wall-clock time and timers; injectable for tests. */
   clock?: PacerClock;
@@ -90,16 +92,18 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     if (!options.isActive()) return INACTIVE_RECHECK_MS;
     const now = clock.now();
     const due = await store.cronJobs.due(now, DUE_BATCH);
-    for (const job of due) {
+    const ours = due.filter((job) => options.runsPlatform?.(job.platform) ?? true);
+    for (const job of ours) {
       try {
         await takeSlot(job, now);
       } catch (error) {
         logger.error("a scheduled task could not be started", { jobId: job.id, error });
       }
     }
-    if (due.length === DUE_BATCH) return 0;
+    // A full batch may hide more due jobs; one of only others' jobs would come back the same at once.
+    if (due.length === DUE_BATCH && ours.length > 0) return 0;
     const [next] = await store.cronJobs.due(Number.MAX_SAFE_INTEGER, 1);
-    if (next?.nextRunAt == null) return pollMs;
+    if (next?.nextRunAt == null || next.nextRunAt <= now) return pollMs;
     return Math.min(pollMs, Math.max(0, next.nextRunAt - clock.now()));
   };
 

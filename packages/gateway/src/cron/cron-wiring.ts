@@ -1,10 +1,8 @@
-import type { Logger } from "@hermes/agent";
-import type { Store } from "@hermes/store";
-import { createCronScheduler } from "./cron-scheduler.js";
+import { createCronScheduler, type CronSchedulerOptions } from "./cron-scheduler.js";
 
 /** The gateway process's scheduler: running from start to stop, taking slots only while `isActive` (the platform duty). */
-export function startCronScheduling(deps: { store: Store; queue: { enqueue(job: { inboundId: number; sessionKey: string }): Promise<unknown> }; isActive: () => boolean; logger: Logger }): { stop(): Promise<void> } {
-  const scheduler = createCronScheduler({ store: deps.store, queue: deps.queue, isActive: deps.isActive, logger: deps.logger.child({ component: "cron" }) });
+export function startCronScheduling(deps: Pick<CronSchedulerOptions, "store" | "queue" | "isActive" | "runsPlatform" | "logger">): { stop(): Promise<void> } {
+  const scheduler = createCronScheduler({ ...deps, logger: deps.logger.child({ component: "cron" }) });
   scheduler.start();
   return scheduler;
 }
