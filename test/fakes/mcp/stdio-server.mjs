@@ -8,7 +8,8 @@ import { buildFakeMcpServer } from "./fake-tools.mjs";
 const args = process.argv.slice(2);
 const nameAt = args.indexOf("--name");
 if (args.includes("--exit-at-start")) {
-  process.stderr.write("fake MCP server: refusing to start\n");
+  // Echoes FAKE_TOKEN, as careless servers do, so tests can check the client masks it.
+  process.stderr.write(`fake MCP server: refusing to start${process.env.FAKE_TOKEN ? ` (token: ${process.env.FAKE_TOKEN})` : ""}\n`);
   process.exit(1);
 }
 const server = buildFakeMcpServer({ name: nameAt >= 0 ? args[nameAt + 1] : "fake-stdio" });

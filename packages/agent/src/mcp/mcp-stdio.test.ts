@@ -145,7 +145,7 @@ describe("McpManager over stdio", () => {
     const mcp = manager({
       servers: [
         stdioServer({ name: "missing", command: "/nonexistent/mcp-server-binary" }),
-        stdioServer({ name: "refuses", args: [STDIO_SERVER, "--exit-at-start"] }),
+        stdioServer({ name: "refuses", args: [STDIO_SERVER, "--exit-at-start"], env: { FAKE_TOKEN: "tok-s3cret-123" } }),
         stdioServer({ name: "good" }),
         stdioServer({ name: "off", enabled: false }),
       ],
@@ -155,7 +155,9 @@ describe("McpManager over stdio", () => {
     const byName = new Map(mcp.status().map((s) => [s.name, s]));
     expect(byName.get("missing")).toMatchObject({ state: "retrying", error: expect.stringContaining("ENOENT") });
     expect(byName.get("missing")?.retryAt).toBeGreaterThan(Date.now());
-    expect(byName.get("refuses")).toMatchObject({ state: "retrying", error: expect.stringContaining("refusing to start") });
+    // The server printed its token on stderr; the error says why it failed without it.
+    expect(byName.get("refuses")).toMatchObject({ state: "retrying", error: expect.stringContaining("refusing to start (token: ***)") });
+    expect(JSON.stringify([mcp.status(), logger.entries])).not.toContain("tok-s3cret-123");
     expect(byName.get("good")?.state).toBe("connected");
     expect(byName.get("off")).toMatchObject({ state: "disabled", tools: [] });
 

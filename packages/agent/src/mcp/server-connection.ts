@@ -5,6 +5,7 @@ import type { ToolResult } from "../tools/types.js";
 import { toToolResult } from "./call-result.js";
 import { durationText, isTimeout, listAllTools, sessionGone } from "./requests.js";
 import { CircuitBreaker, type CircuitBreakerOptions } from "./circuit-breaker.js";
+import { SecretMask } from "./secret-mask.js";
 import { StderrTail } from "./stderr-tail.js";
 import { describeError, describeUrl, httpTransport, refusesStreamableHttp, stdioTransport, type OpenedTransport } from "./transports.js";
 import { DEFAULT_MCP_TIMEOUT_MS, isStdioServer, type McpServerConfig, type McpServerStatus, type McpTransportKind } from "./types.js";
@@ -53,6 +54,8 @@ export class McpServerConnection {
   private readonly breaker: CircuitBreaker;
   private readonly listeners = new Set<() => void>();
   private readonly logger: Logger;
+  private readonly secrets: SecretMask;
+  private toolListRequests = 0;
 
   constructor(readonly config: McpServerConfig, private readonly options: ServerConnectionOptions) {
     this.name = config.name;
@@ -61,6 +64,7 @@ export class McpServerConnection {
     this.transportKind = isStdioServer(config) ? "stdio" : "http";
     this.breaker = new CircuitBreaker(options.now, options.breaker);
     this.logger = options.logger.child({ mcpServer: config.name });
+    this.secrets = new SecretMask(config);
   }
 
   /** Called whenever the tool list or availability changes (connected, lost, list_changed). */
@@ -144,7 +148,7 @@ export class McpServerConnection {
         this.breaker.recordNeither();
         return { isError: true, content: "Cancelled: the run was stopped before this call finished." };
       }
-      const reason = isTimeout(error) ? `timed out after ${durationText(this.timeoutMs)}` : describeError(error);
+      const reason = isTimeout(error) ? `timed out after ${durationText(this.timeoutMs)}` : this.secrets.mask(describeError(error));
       this.breaker.recordFailure(reason);
       // A server that restarted has forgotten our session (404): only a new initialize gets it answering again.
       if (sessionGone(error)) this.dropConnection(client, reason);
@@ -181,7 +185,7 @@ export class McpServerConnection {
   ): Promise<{ ok: true; client: Client; tools: Tool[] } | { ok: false; error: string; refused: boolean }> {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     this.handshaking = client;
-    const stderr = opened.stderr ? new StderrTail(opened.stderr, (line) => this.logger.debug("MCP server stderr", { line })) : undefined;
+    const stderr = opened.stderr ? new StderrTail(opened.stderr, (line) => this.logger.debug("MCP server stderr", { line: this.secrets.mask(line) })) : undefined;
     try {
       const timeout = Math.max(this.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
       await client.connect(opened.transport, { timeout });
@@ -200,9 +204,11 @@ export class McpServerConnection {
 
   private async refreshTools(client: Client): Promise<void> {
     if (client !== this.client) return;
+    // Notifications can come in a burst: only the answer to the latest request may set the list.
+    const request = ++this.toolListRequests;
     try {
       const tools = await listAllTools(client, Math.max(this.timeoutMs, MIN_CONNECT_TIMEOUT_MS));
-      if (client !== this.client) return;
+      if (client !== this.client || request !== this.toolListRequests) return;
       this.tools = tools;
       this.logger.info("MCP server tool list changed", { tools: tools.length });
       this.notify();
@@ -227,7 +233,8 @@ export class McpServerConnection {
     this.notify();
   }
 
-  private fail(error: string): void {
+  private fail(reason: string): void {
+    const error = this.secrets.mask(reason);
     this.error = error;
     if (!this.options.reconnect) {
       this.phase = "retrying";
