@@ -1,5 +1,6 @@
 import { DB_GROUP } from "../db/db-spec.js";
 import { HOOKS_GROUP } from "../hooks/hooks-spec.js";
+import { MCP_GROUP } from "../mcp/mcp-spec.js";
 import { MEMORY_GROUP } from "../memory/memory-spec.js";
 import { PAIRING_GROUP } from "../pairing/pairing-spec.js";
 import { SESSIONS_GROUP } from "../sessions/sessions-spec.js";
@@ -66,6 +67,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { kind: "group", group: SESSIONS_GROUP, run: async (command, io) => (await import("../operator-commands.js")).sessionsCommand(command, io) },
   { kind: "group", group: MEMORY_GROUP, run: async (command, io) => (await import("../operator-commands.js")).memoryCommand(command, io) },
   { kind: "group", group: DB_GROUP, run: async (command, io) => (await import("../db/db-command.js")).dbCommand(command, io) },
+  { kind: "group", group: MCP_GROUP, run: async (command, io) => (await import("../mcp/mcp-run.js")).mcpCommand(command, io) },
 ];
 
 export function entryName(entry: CommandEntry): string {

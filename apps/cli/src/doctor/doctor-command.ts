@@ -2,6 +2,7 @@ import os from "node:os";
 import { ALL_TOOL_NAMES, BUNDLED_HOOKS_DIR, DEFAULT_PROBE_TIMEOUT_MS, DEFAULT_TOOL_NAMES, formatConfigIssues, loadConfig, type FetchLike, type ProbeResult } from "@hermes/gateway";
 import { checkHooks } from "./checks/check-hooks.js";
 import { checkHttp } from "./checks/check-http.js";
+import { checkMcpServers } from "./checks/check-mcp.js";
 import { checkModel } from "./checks/check-model.js";
 import { checkDiscord, checkSlack, checkTelegram } from "./checks/check-platforms.js";
 import { checkRedis } from "./checks/check-redis.js";
@@ -55,10 +56,11 @@ export async function doctorChecks(io: DoctorIo): Promise<CheckOutcome[]> {
     bundledHooksDir: io.bundledHooksDir ?? BUNDLED_HOOKS_DIR,
   };
   // Online checks run side by side, so the whole report takes about one timeout at worst.
-  const results = await Promise.all(
-    CHECK_NAMES.filter((name): name is Exclude<CheckName, "config"> => name !== "config").map(async (name) => ({ name, ...(await settled(CHECKS[name], context)) })),
-  );
-  return [{ name: "config", ...config }, ...results];
+  const [results, mcp] = await Promise.all([
+    Promise.all(CHECK_NAMES.filter((name): name is Exclude<CheckName, "config"> => name !== "config").map(async (name) => ({ name, ...(await settled(CHECKS[name], context)) }))),
+    checkMcpServers(context).catch((error: unknown) => [{ name: "mcp:*" as const, status: "fail" as const, detail: `the check itself failed: ${error instanceof Error ? error.message : String(error)}` }]),
+  ]);
+  return [{ name: "config", ...config }, ...results, ...mcp];
 }
 
 async function settled(check: DoctorCheck, context: DoctorContext): Promise<ProbeResult> {
