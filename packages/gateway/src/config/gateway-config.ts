@@ -155,6 +155,8 @@ export interface GatewayConfig {
   readonly workerHttpPort?: number;
   /** HERMES_METRICS_TOKEN: the bearer token /metrics requires, when set. */
   readonly metricsToken?: string;
+  /** HERMES_API_SERVER_KEY: when set, the OpenAI-compatible API at /v1 answers requests bearing it. */
+  readonly apiServerKey?: string;
   readonly redisUrl?: string;
   /** HERMES_DATABASE_URL: the PostgreSQL store, used instead of `paths.stateDb` when set. */
   readonly databaseUrl?: string;

@@ -13,6 +13,7 @@ import { parseToolList } from "./tool-list.js";
 import { readInteractionSettings } from "./interaction-settings.js";
 import { readSpeechToTextSettings } from "./voice-settings.js";
 import { readSubagentMaxSteps } from "./subagent-settings.js";
+import { readApiServerKey } from "./api-settings.js";
 
 export type ConfigResult =
   | { ok: true; config: GatewayConfig; warnings: string[] }
@@ -82,6 +83,7 @@ function readGatewayConfig(
   };
   const workerHttpPort = reader.integer("HERMES_WORKER_HTTP_PORT", PORT_RANGE);
   const metricsToken = readMetricsToken(reader);
+  const apiServerKey = readApiServerKey(reader);
   const redisUrl = reader.url("REDIS_URL", ["redis:", "rediss:"]) ? reader.text("REDIS_URL") : undefined;
   const databaseUrl = reader.url("HERMES_DATABASE_URL", ["postgres:", "postgresql:"]) ? reader.text("HERMES_DATABASE_URL") : undefined;
   const allowedUsers = readAllowedUsers(reader);
@@ -129,6 +131,7 @@ function readGatewayConfig(
     ...(fallback && { fallback }),
     ...(workerHttpPort !== undefined && { workerHttpPort }),
     ...(metricsToken !== undefined && { metricsToken }),
+    ...(apiServerKey !== undefined && { apiServerKey }),
     ...(redisUrl !== undefined && { redisUrl }),
     ...(databaseUrl !== undefined && { databaseUrl }),
     ...(maxAttachmentMb !== undefined && { maxAttachmentBytes: maxAttachmentMb * 1024 * 1024 }),

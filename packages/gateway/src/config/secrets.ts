@@ -14,6 +14,7 @@ export function configSecrets(config: GatewayConfig): string[] {
     config.slack?.appToken,
     config.search?.kind === "brave" ? config.search.apiKey : undefined,
     config.metricsToken,
+    config.apiServerKey,
     config.speechToText?.apiKey,
   ];
   const urls = [

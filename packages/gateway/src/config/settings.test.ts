@@ -49,6 +49,7 @@ describe("SETTINGS", () => {
         "BRAVE_API_KEY",
         "DISCORD_BOT_TOKEN",
         "HERMES_API_KEY",
+        "HERMES_API_SERVER_KEY",
         "HERMES_DATABASE_URL",
         "HERMES_FALLBACK_API_KEY",
         "HERMES_METRICS_TOKEN",

@@ -3,6 +3,7 @@ import { PLATFORM_SETTINGS } from "./platform-settings.js";
 import { INTERACTION_SETTINGS } from "./interaction-settings.js";
 import { VOICE_SETTINGS } from "./voice-settings.js";
 import { SUBAGENT_SETTINGS } from "./subagent-settings.js";
+import { API_SETTINGS } from "./api-settings.js";
 
 /** One operator-facing setting: the README table and `hermes doctor` are rendered from this list. */
 export interface SettingInfo {
@@ -139,6 +140,7 @@ export const SETTINGS = [
     default: "",
     secret: true,
   },
+  ...API_SETTINGS,
   {
     name: "REDIS_URL",
     description: "redis:// or rediss:// URL; when set, agent runs go through BullMQ and only workers execute them",

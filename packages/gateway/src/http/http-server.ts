@@ -1,7 +1,15 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "@hermes/agent";
-import type { HttpHandler } from "../core/adapter.js";
+import type { HttpHandler, HttpRequestInfo } from "../core/adapter.js";
+
+/**
+ * A route that writes its own response, e.g. a stream of server-sent events. `response` closing before the handler
+ * ended it means the client went away.
+ */
+export type StreamingHttpHandler = (request: HttpRequestInfo, response: http.ServerResponse) => Promise<void>;
+
+type Route = { kind: "plain"; handler: HttpHandler; maxBodyBytes?: number } | { kind: "streaming"; handler: StreamingHttpHandler; maxBodyBytes?: number };
 
 export interface HttpServerOptions {
   host: string;
@@ -16,7 +24,7 @@ export interface HttpServerOptions {
  * handler that throws answers 500 and is logged, never crashing the process.
  */
 export class GatewayHttpServer {
-  private readonly routes = new Map<string, HttpHandler>();
+  private readonly routes = new Map<string, Route>();
   private server: http.Server | undefined;
   private readonly maxBodyBytes: number;
 
@@ -25,7 +33,12 @@ export class GatewayHttpServer {
   }
 
   route(method: "GET" | "POST", path: string, handler: HttpHandler): void {
-    this.routes.set(`${method} ${path}`, handler);
+    this.routes.set(`${method} ${path}`, { kind: "plain", handler });
+  }
+
+  /** A route whose handler writes the response itself; `maxBodyBytes` overrides the server's limit for it. */
+  streamingRoute(method: "GET" | "POST", path: string, handler: StreamingHttpHandler, options: { maxBodyBytes?: number } = {}): void {
+    this.routes.set(`${method} ${path}`, { kind: "streaming", handler, ...(options.maxBodyBytes !== undefined && { maxBodyBytes: options.maxBodyBytes }) });
   }
 
   async start(): Promise<{ host: string; port: number }> {
@@ -57,13 +70,13 @@ export class GatewayHttpServer {
 
   private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
     const path = (request.url ?? "/").split("?")[0] ?? "/";
-    const handler = this.routes.get(`${request.method ?? "GET"} ${path}`);
-    if (!handler) {
+    const route = this.routes.get(`${request.method ?? "GET"} ${path}`);
+    if (!route) {
       response.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
       return;
     }
     try {
-      const body = await readBody(request, this.maxBodyBytes);
+      const body = await readBody(request, route.maxBodyBytes ?? this.maxBodyBytes);
       if (body === undefined) {
         response.writeHead(413, { "content-type": "text/plain" }).end("request body too large\n");
         return;
@@ -73,12 +86,18 @@ export class GatewayHttpServer {
         if (typeof value === "string") headers[name] = value;
         else if (Array.isArray(value)) headers[name] = value.join(", ");
       }
-      const result = await handler({ headers, rawBody: body });
+      if (route.kind === "streaming") {
+        await route.handler({ headers, rawBody: body }, response);
+        return;
+      }
+      const result = await route.handler({ headers, rawBody: body });
       response.writeHead(result.status, result.headers ?? { "content-type": "text/plain; charset=utf-8" }).end(result.body ?? "");
     } catch (error) {
       this.options.logger.error("http handler failed", { path, error });
-      if (!response.headersSent) response.writeHead(500, { "content-type": "text/plain" });
-      response.end("internal error\n");
+      // A streaming handler may have started its answer already: that answer is cut short instead.
+      const started = response.headersSent;
+      if (!started) response.writeHead(500, { "content-type": "text/plain" });
+      if (!response.writableEnded) response.end(started ? undefined : "internal error\n");
     }
   }
 }

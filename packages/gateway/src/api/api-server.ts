@@ -1,0 +1,56 @@
+import type { Logger } from "@hermes/agent";
+import type { Store } from "@hermes/store";
+import type { GatewayConfig } from "../config/gateway-config.js";
+import type { PlatformAdapter } from "../core/adapter.js";
+import type { GatewayHttpServer } from "../http/http-server.js";
+import type { StreamUpdate } from "../streaming/stream-update.js";
+import { API_PLATFORM, ApiAdapter } from "./api-adapter.js";
+import { chatCompletionsHandler, modelsHandler } from "./chat-completions.js";
+
+/** A request waits this long for its answer; then its run is stopped and it gets 504. */
+export const API_REQUEST_TIMEOUT_MS = 10 * 60_000;
+
+/** Conversations sent along with stateless requests can be long; webhooks stay at the server's small limit. */
+const API_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+export interface ApiServer {
+  readonly adapter: ApiAdapter;
+  /** The runs' stream sink: `api` updates go to the adapter (whatever HERMES_STREAMING says), the others to `next`. */
+  streamTo(next: ((update: StreamUpdate) => void) | undefined): (update: StreamUpdate) => void;
+  /** `GET /v1/models` and `POST /v1/chat/completions` (answering 503 while the adapter is not started: a standby). */
+  registerRoutes(http: GatewayHttpServer): void;
+  /** The platform adapters with this one added. */
+  withAdapter(adapters: readonly PlatformAdapter[]): PlatformAdapter[];
+  /** Wraps `remakeAdapters` (a gateway elected again) so the remade list has this adapter too. */
+  remaking(make: (() => Promise<PlatformAdapter[]>) | undefined): (() => Promise<PlatformAdapter[]>) | undefined;
+}
+
+export interface ApiServerDeps {
+  store: Store;
+  logger: Logger;
+  stopRun: (sessionKey: string) => Promise<void>;
+  timeoutMs?: number;
+}
+
+/** The OpenAI-compatible API when HERMES_API_SERVER_KEY is set; undefined otherwise. */
+export function apiServerFor(config: Pick<GatewayConfig, "apiServerKey">, deps: ApiServerDeps): ApiServer | undefined {
+  const key = config.apiServerKey;
+  if (key === undefined) return undefined;
+  const logger = deps.logger.child({ platform: API_PLATFORM });
+  const adapter = new ApiAdapter({ store: deps.store, stopRun: deps.stopRun, logger });
+  const withAdapter = (adapters: readonly PlatformAdapter[]): PlatformAdapter[] => [...adapters.filter((other) => other.platform !== API_PLATFORM), adapter];
+  return {
+    adapter,
+    streamTo: (next) => (update) => {
+      if (update.platform === API_PLATFORM) adapter.streamed(update);
+      else next?.(update);
+    },
+    registerRoutes(http) {
+      http.route("GET", "/v1/models", modelsHandler({ key }));
+      const handler = chatCompletionsHandler({ key, adapter, store: deps.store, logger, timeoutMs: deps.timeoutMs ?? API_REQUEST_TIMEOUT_MS });
+      http.streamingRoute("POST", "/v1/chat/completions", handler, { maxBodyBytes: API_MAX_BODY_BYTES });
+    },
+    withAdapter,
+    remaking: (make) => make && (async () => withAdapter(await make())),
+  };
+}
