@@ -93,6 +93,14 @@ describe("McpManager over HTTP", () => {
     expect(status?.error).toMatch(/^Streamable HTTP: .*401.*; SSE: .*401/);
   });
 
+  it("reports a server that cannot be reached as retrying with the reason", async () => {
+    const gone = await startFakeMcpHttpServer();
+    await gone.close();
+    const mcp = manager(gone.url, { restartBackoff: { initialMs: 60_000 } });
+    await mcp.start();
+    expect(mcp.status()[0]).toMatchObject({ state: "retrying", error: expect.stringContaining("ECONNREFUSED") });
+  });
+
   it("opens the circuit after 3 failed calls, answers at once, and lets a probe through after 60 s", async () => {
     let now = 1_000_000;
     const http = await server();

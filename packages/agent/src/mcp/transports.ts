@@ -46,7 +46,16 @@ export function describeUrl(raw: string): string {
 
 /** An error's message, with the HTTP status when the SDK's HTTP errors leave it out of the text. */
 export function describeError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? withCause(error) : String(error);
   const status = error instanceof StreamableHTTPError || error instanceof SseError ? error.code : undefined;
   return status !== undefined && status > 0 && !message.includes(String(status)) ? `${message} (HTTP ${status})` : message;
+}
+
+/** fetch says only "fetch failed"; the reason (ECONNREFUSED, a DNS failure) is in its cause. */
+function withCause(error: Error): string {
+  const cause: unknown = error.cause;
+  if (!(cause instanceof Error)) return error.message;
+  const code = (cause as Error & { code?: unknown }).code;
+  const reason = typeof code === "string" ? code : cause.message;
+  return reason && !error.message.includes(reason) ? `${error.message} (${reason})` : error.message;
 }
