@@ -37,9 +37,6 @@ export function buildFakeMcpServer(options = {}) {
       { type: "image", data: RED_DOT_PNG, mimeType: "image/png" },
     ],
   }));
-  server.registerTool("repeat", { description: "A long text: `text` repeated `times` times.", inputSchema: { text: z.string(), times: z.number() } }, async ({ text, times }) => ({
-    content: [{ type: "text", text: text.repeat(times) }],
-  }));
   server.registerTool("sleep", { description: "Waits, then answers.", inputSchema: { ms: z.number() } }, async ({ ms }) => {
     calls += 1;
     await new Promise((resolve) => setTimeout(resolve, ms));

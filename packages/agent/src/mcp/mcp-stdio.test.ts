@@ -97,11 +97,11 @@ describe("McpManager over stdio", () => {
     const registry = new ToolRegistry();
     mcp.attach(registry);
     const agent = await fx.make({ tools: registry, resultBudget: { defaultMaxChars: 1_000 } });
-    fx.faux.setResponses([fauxAssistantMessage([fauxToolCall("mcp_fake_repeat", { text: "abc ", times: 1_000 })], { stopReason: "toolUse" }), fauxAssistantMessage("ok")]);
+    fx.faux.setResponses([fauxAssistantMessage([fauxToolCall("mcp_fake_echo", { text: "abc ".repeat(1_000) })], { stopReason: "toolUse" }), fauxAssistantMessage("ok")]);
     const result = await agent.run("long");
     const message = result.newMessages.find((m): m is ToolResultMessage => m.role === "toolResult");
     const text = message ? resultText(message) : "";
-    expect(text).toContain("[Output truncated: 4000 characters in total. The full output of mcp_fake_repeat was saved to");
+    expect(text).toContain("[Output truncated: 4006 characters in total. The full output of mcp_fake_echo was saved to");
     expect(text.length).toBeLessThan(4_000);
   });
 
