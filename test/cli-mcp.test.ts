@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeMcpHttpServer } from "./fakes/mcp/http-server.js";
 import { REPO_ROOT, runCli } from "./support/run-cli.js";
 
 // `hermes mcp` and doctor's MCP checks against the stdio test server, through the compiled CLI.
@@ -66,6 +67,23 @@ describe("hermes mcp list", () => {
     expect(run.stdout).toMatch(/^fake\s+stdio\s+connected\s+11 tools: .*mcp_fake_echo/m);
     expect(run.stdout).toMatch(/^off\s+stdio\s+disabled\s+enabled: false$/m);
     expect(run.code).toBe(0);
+  });
+
+  it("reaches an HTTP server with the configured headers, and names the refusal of a wrong one without showing it", async () => {
+    const web = await startFakeMcpHttpServer({ requiredHeaders: { authorization: "Bearer right-token-1234" } });
+    try {
+      const url = JSON.stringify(web.url);
+      const env = await homeWith("list-http", [`web: { url: ${url}, headers: { Authorization: Bearer right-token-1234 } }`, `wrong: { url: ${url}, headers: { Authorization: Bearer wrong-token-5678 } }`]);
+      const run = await runCli(["mcp", "list", "--json"], { env, timeoutMs: 30_000 });
+      const [right, wrong] = (JSON.parse(run.stdout) as { servers: ListedServer[] }).servers;
+      expect(right).toMatchObject({ name: "web", transport: "http", state: "connected", tools: expect.arrayContaining(["mcp_web_echo"]) as unknown as string[] });
+      expect(wrong).toMatchObject({ name: "wrong", transport: "http", state: "failed" });
+      expect(wrong?.error).toMatch(/401/);
+      expect(run.stdout + run.stderr).not.toContain("wrong-token-5678");
+      expect(run.code).toBe(1);
+    } finally {
+      await web.close();
+    }
   });
 
   it("says so when no server is configured", async () => {

@@ -1,8 +1,11 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { startFakeMcpHttpServer, type FakeMcpHttpServer } from "./fakes/mcp/http-server.js";
+import { startApp, type AppProcess } from "./support/app-process.js";
 import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
+import { startRedis, type TestRedis } from "./support/redis-server.js";
 import { REPO_ROOT } from "./support/run-cli.js";
 
 // The gateway with config.yaml's mcp_servers: a working stdio server whose tools the model calls, and one that never starts.
@@ -17,10 +20,12 @@ interface ReadyBody {
 
 let h: GatewayHarness | undefined;
 let home = "";
+const cleanups: Array<() => Promise<unknown>> = [];
 
 afterEach(async () => {
   await h?.close();
   h = undefined;
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   await rm(home, { recursive: true, force: true });
 });
 
@@ -90,5 +95,50 @@ describe("MCP tool servers in the gateway", () => {
     // The configured env value reached the server's process.
     expect(next).toContain(SECRET);
     expect(h.adapter.texts().at(-1)).toBe("The server answered.");
+  });
+});
+
+describe("MCP tool servers in a worker", () => {
+  it("connects the worker to an HTTP server with the configured header and lists it in the worker's /readyz", async () => {
+    home = await mkdtemp(path.join(os.tmpdir(), "hermes-mcp-worker-"));
+    const token = "Bearer worker-header-secret-31";
+    const web: FakeMcpHttpServer = await startFakeMcpHttpServer({ requiredHeaders: { authorization: token } });
+    cleanups.push(() => web.close());
+    const redis: TestRedis = await startRedis();
+    cleanups.push(() => redis.stop());
+    const state = path.join(home, "state");
+    await mkdir(state, { recursive: true });
+    await writeFile(path.join(state, "config.yaml"), ["mcp_servers:", `  web: { url: ${JSON.stringify(web.url)}, headers: { Authorization: ${JSON.stringify(token)} } }`].join("\n"));
+    const worker: AppProcess = startApp("worker", {
+      HOME: home,
+      HERMES_HOME: state,
+      HERMES_BASE_URL: "http://127.0.0.1:9/v1",
+      HERMES_MODEL: "scripted-model",
+      HERMES_API_KEY: "test-key",
+      REDIS_URL: redis.url,
+      HERMES_WORKER_HTTP_PORT: "0",
+    });
+    cleanups.push(async () => {
+      worker.kill("SIGKILL");
+      await worker.exited;
+    });
+    await worker.waitFor('"msg":"worker started"');
+    const url = /"url":"(http:\/\/[^"]+)"/.exec(worker.stderr())?.[1];
+    if (url === undefined) throw new Error(`no worker HTTP address in: ${worker.stderr().slice(-2000)}`);
+
+    const ready = await until(
+      async () => {
+        const response = await fetch(`${url}/readyz`);
+        return { status: response.status, body: (await response.json()) as ReadyBody };
+      },
+      ({ body }) => body.mcpServers?.[0]?.state === "connected",
+      "the worker's MCP server connected",
+    );
+    expect(ready.status).toBe(200);
+    expect(ready.body.mcpServers?.[0]).toMatchObject({ name: "web", transport: "http", state: "connected", tools: expect.arrayContaining(["mcp_web_echo"]) as unknown as string[] });
+    expect(web.seenHeaders.get("authorization")).toEqual(new Set([token]));
+    // The header is a secret: neither its log nor its stderr shows it.
+    const log = await readFile(path.join(state, "logs", "worker.log"), "utf8");
+    expect(log + worker.stderr()).not.toContain("worker-header-secret-31");
   });
 });
