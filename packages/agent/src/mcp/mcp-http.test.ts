@@ -101,6 +101,12 @@ describe("McpManager over HTTP", () => {
     expect(mcp.status()[0]).toMatchObject({ state: "retrying", error: expect.stringContaining("ECONNREFUSED") });
   });
 
+  it("never throws from start(), even for a URL it cannot parse", async () => {
+    const mcp = manager("not a url", { restartBackoff: { initialMs: 60_000 } });
+    await mcp.start();
+    expect(mcp.status()[0]).toMatchObject({ state: "retrying", error: expect.stringContaining("Invalid URL") });
+  });
+
   it("opens the circuit after 3 failed calls, answers at once, and lets a probe through after 60 s", async () => {
     let now = 1_000_000;
     const http = await server();

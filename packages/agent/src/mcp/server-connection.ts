@@ -108,7 +108,8 @@ export class McpServerConnection {
     this.retryAt = undefined;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
-    const opened = await this.open();
+    // A configuration the transport cannot take (a malformed URL) is this server's failure, not the caller's exception.
+    const opened = await this.open().catch((error: unknown) => ({ ok: false as const, error: describeError(error) }));
     // close() may have run while the handshake was out.
     if (this.isClosed()) {
       if (opened.ok) await opened.client.close().catch(() => undefined);
