@@ -25,6 +25,7 @@ export const COMMAND_TRANSLATIONS: CommandTranslations = {
     help: "die Befehle auflisten",
     approve: "einen ausstehenden Werkzeugaufruf erlauben (always: für dieses Gespräch)",
     deny: "einen ausstehenden Werkzeugaufruf ablehnen",
+    cron: "einen Auftrag für später in diesem Chat planen, geplante Aufgaben auflisten oder entfernen",
   },
   es: {
     new: "empezar una conversación nueva (en la anterior se puede seguir buscando)",
@@ -43,6 +44,7 @@ export const COMMAND_TRANSLATIONS: CommandTranslations = {
     help: "listar los comandos",
     approve: "aprobar una llamada a herramienta pendiente (always: para esta conversación)",
     deny: "rechazar una llamada a herramienta pendiente",
+    cron: "programar una petición para más tarde en este chat, listar o quitar tareas programadas",
   },
   fr: {
     new: "commencer une nouvelle conversation (l'ancienne reste consultable par recherche)",
@@ -61,6 +63,7 @@ export const COMMAND_TRANSLATIONS: CommandTranslations = {
     help: "lister les commandes",
     approve: "approuver un appel d'outil en attente (always : pour cette conversation)",
     deny: "refuser un appel d'outil en attente",
+    cron: "programmer une demande pour plus tard dans ce chat, lister ou supprimer les tâches programmées",
   },
   pt: {
     new: "começar uma conversa nova (a anterior continua pesquisável)",
@@ -79,6 +82,7 @@ export const COMMAND_TRANSLATIONS: CommandTranslations = {
     help: "listar os comandos",
     approve: "aprovar uma chamada de ferramenta pendente (always: para esta conversa)",
     deny: "negar uma chamada de ferramenta pendente",
+    cron: "agendar um pedido para mais tarde neste chat, listar ou remover tarefas agendadas",
   },
   ru: {
     new: "начать новый разговор (старый останется доступен для поиска)",
@@ -97,6 +101,7 @@ export const COMMAND_TRANSLATIONS: CommandTranslations = {
     help: "список команд",
     approve: "одобрить ожидающий вызов инструмента (always: для этого разговора)",
     deny: "отклонить ожидающий вызов инструмента",
+    cron: "запланировать запрос на потом в этом чате, показать или удалить запланированные задачи",
   },
   zh: {
     new: "开始新的对话（旧对话仍可搜索）",
@@ -115,5 +120,6 @@ export const COMMAND_TRANSLATIONS: CommandTranslations = {
     help: "列出所有命令",
     approve: "批准一个待确认的工具调用（always：在此对话中一直允许）",
     deny: "拒绝一个待确认的工具调用",
+    cron: "在此聊天中安排稍后运行的请求，列出或删除计划任务",
   },
 };

@@ -1,3 +1,4 @@
+import { CRON_GROUP } from "../cron/cron-spec.js";
 import { DB_GROUP } from "../db/db-spec.js";
 import { HOOKS_GROUP } from "../hooks/hooks-spec.js";
 import { MCP_GROUP } from "../mcp/mcp-spec.js";
@@ -67,6 +68,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { kind: "group", group: SESSIONS_GROUP, run: async (command, io) => (await import("../operator-commands.js")).sessionsCommand(command, io) },
   { kind: "group", group: MEMORY_GROUP, run: async (command, io) => (await import("../operator-commands.js")).memoryCommand(command, io) },
   { kind: "group", group: DB_GROUP, run: async (command, io) => (await import("../db/db-command.js")).dbCommand(command, io) },
+  { kind: "group", group: CRON_GROUP, run: async (command, io) => (await import("../cron/cron-run.js")).cronCommand(command, io) },
   { kind: "group", group: MCP_GROUP, run: async (command, io) => (await import("../mcp/mcp-run.js")).mcpCommand(command, io) },
 ];
 

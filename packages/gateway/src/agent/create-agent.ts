@@ -29,6 +29,7 @@ import type { GatewayConfig } from "../config/gateway-config.js";
 import { createGatewayMemory, logMemoryScope, memoryStorageOf, type GatewayMemory } from "./memory-scopes.js";
 import { startMcpTools, type McpTools } from "./mcp-wiring.js";
 import { BoundedMap, resolveModelName } from "./model-names.js";
+import { CRONJOB_TOOL, cronjobTool } from "../cron/cronjob-tool.js";
 import { SESSION_SEARCH_TOOL } from "./tool-names.js";
 
 const MAX_MODEL_AGENTS = 16;
@@ -47,7 +48,7 @@ export interface AgentDeps {
    * Search for session_search; memoryDocuments keeps memory when HERMES_DATABASE_URL is set; subagentRuns keeps the
    * lineage of delegate_task.
    */
-  store: Pick<Store, "search" | "memoryDocuments" | "subagentRuns">;
+  store: Pick<Store, "search" | "memoryDocuments" | "subagentRuns" | "cronJobs">;
   /** OpenTelemetry tracer for the agents; default the global provider's (set up by startTracing, or a no-op). */
   tracer?: Tracer;
   metrics?: AgentMetrics;
@@ -124,6 +125,7 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
       for (const name of SKILL_TOOL_NAMES) if (!enabled.has(name)) registry.unregister(name);
     }
     if (enabled.has(SESSION_SEARCH_TOOL)) registry.register(sessionSearchTool(deps.store));
+    if (enabled.has(CRONJOB_TOOL)) registry.register(cronjobTool(deps.store.cronJobs));
     return HermesAgent.create({
       model: binding,
       fallbackModel: fallback,

@@ -37,6 +37,7 @@ import { approvalToolsOf } from "../approval/approval-wiring.js";
 import { messageEditor } from "./message-editor.js";
 import { gatewayStreaming } from "./gateway-streaming.js";
 import { waitIdle } from "./wait-idle.js";
+import { startCronScheduling } from "../cron/cron-wiring.js";
 
 /** Replies still get this long to go out at shutdown even when runs get no drain (a failed start). */
 const SHUTDOWN_FLUSH_MIN_MS = 2_000;
@@ -227,6 +228,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     markDone(message);
   };
   const retention = startRetentionTimer({ retention: store.retention, settings: config.retention, logger });
+  // Scheduled tasks start only in the active gateway, whose delivery sends their answers.
+  const cron = startCronScheduling({ store, queue, logger, isActive: () => duty.active && !stopping, runsPlatform: (platform) => adapters.has(platform) });
   // A Redis back without its data forgot the jobs of open messages; only the active gateway answers for them.
   const reconnects = config.redisUrl
     ? watchRedisReconnects(config.redisUrl, () => {
@@ -237,6 +240,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   /** Everything but the adapters, in dependency order: runs, replies, HTTP, hooks, agents, the database. */
   const releaseAll = async (drainMs: number): Promise<void> => {
     await reconnects?.close();
+    await cron.stop();
     await queue.close({ drainMs });
     // Bounded: a reply paced to a group's 20 a minute, or waiting out a long retry_after, must not hold the shutdown.
     // What is left stays in the outbox, and stop() ends the pacer waits and gives the claims back for the next start.

@@ -1,0 +1,129 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { silentLogger } from "@hermes/agent";
+import type { GatewayConfig } from "@hermes/gateway";
+import { openStore } from "@hermes/store";
+import { createTelegramAdapter } from "@hermes/telegram";
+import { startFakeTelegram, type FakeTelegram, type SentMessage } from "./fakes/telegram/index.js";
+import type { RecordedRequest } from "./fakes/llm-server.js";
+import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
+import { runCli } from "./support/run-cli.js";
+
+const TOKEN = "123456:TEST-token";
+const DM_KEY = "agent:main:telegram:dm:7";
+/** The stand-in's messages and the store are polled; the scheduled run itself comes seconds after its creation. */
+const SLOW_MACHINE = { timeout: 25_000, interval: 50 };
+
+let fake: FakeTelegram | undefined;
+let h: GatewayHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  await fake?.close();
+  h = fake = undefined;
+});
+
+async function start(): Promise<{ fake: FakeTelegram; h: GatewayHarness }> {
+  const telegram = (fake = await startFakeTelegram({ token: TOKEN }));
+  const adapters = (config: GatewayConfig) => {
+    if (!config.telegram) throw new Error("TELEGRAM_BOT_TOKEN did not configure Telegram");
+    return [createTelegramAdapter(config.telegram, { logger: silentLogger, attachmentsDir: path.join(config.paths.workspace, "attachments", "telegram") })];
+  };
+  h = await startGatewayHarness({ TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: telegram.apiRoot, HERMES_ALLOWED_USERS: "telegram:7" }, undefined, { adapters });
+  return { fake: telegram, h };
+}
+
+async function waitForSent(telegram: FakeTelegram, visible: string): Promise<SentMessage> {
+  let found: SentMessage | undefined;
+  await vi.waitFor(() => {
+    found = telegram.sentTo(7).find((message) => message.visible === visible);
+    if (!found) throw new Error(`timed out waiting for "${visible}"`);
+  }, SLOW_MACHINE);
+  if (!found) throw new Error(`timed out waiting for "${visible}"`);
+  return found;
+}
+
+/** The model schedules a one-shot job from the DM, then confirms it. */
+async function scheduleFromDm(telegram: FakeTelegram, harness: GatewayHarness, schedule: string): Promise<void> {
+  harness.llm.enqueue(
+    { kind: "tools", calls: [{ name: "cronjob", arguments: { action: "create", schedule, prompt: "say ping" } }] },
+    { kind: "text", text: "Scheduled." },
+    { kind: "text", text: "pong" },
+  );
+  const { update } = telegram.userWrites({ text: `ping me ${schedule}` });
+  await telegram.waitForConfirmation(update);
+  await waitForSent(telegram, "Scheduled.");
+}
+
+function userTexts(request: RecordedRequest | undefined): string {
+  return JSON.stringify((request?.messages ?? []).filter((m) => (m as { role: string }).role === "user"));
+}
+
+async function onlyJob(harness: GatewayHarness) {
+  const jobs = await harness.gateway.store.cronJobs.listAll();
+  expect(jobs).toHaveLength(1);
+  return jobs[0];
+}
+
+describe("scheduled tasks on Telegram (grammY against the stand-in)", () => {
+  it("runs a job the model scheduled from a DM and delivers its answer to that chat, in a fresh conversation", async () => {
+    const { fake, h } = await start();
+    await scheduleFromDm(fake, h, "in 2s");
+    const job = await onlyJob(h);
+    expect(job).toMatchObject({ platform: "telegram", chatId: "7", chatType: "dm", creatorId: "7", sessionKey: DM_KEY, kind: "once", prompt: "say ping" });
+    expect(JSON.stringify(h.llm.requests[0]?.tools)).toContain('"cronjob"');
+
+    const pong = await waitForSent(fake, "pong");
+    expect(pong.chatId).toBe("7");
+    await vi.waitFor(async () => expect(await h.gateway.store.cronJobs.get(job?.id ?? "")).toMatchObject({ lastStatus: "ran", nextRunAt: null, runs: 1 }), SLOW_MACHINE);
+    await h.gateway.waitIdle(`agent:main:cron:${job?.id}`);
+    // The job's run saw its prompt, not the conversation it was created in.
+    const run = h.llm.requests[2];
+    expect(userTexts(run)).toContain("say ping");
+    expect(userTexts(run)).not.toContain("ping me");
+    expect(fake.sentTo(7).map((m) => m.visible)).toEqual(["Scheduled.", "pong"]);
+  });
+
+  it("delivers a job's answer exactly once across a gateway restart right after it was scheduled", async () => {
+    const { fake, h } = await start();
+    await scheduleFromDm(fake, h, "in 3s");
+    const job = await onlyJob(h);
+    await h.restart();
+
+    await waitForSent(fake, "pong");
+    await vi.waitFor(async () => expect(await h.gateway.store.cronJobs.get(job?.id ?? "")).toMatchObject({ lastStatus: "ran", nextRunAt: null, runs: 1 }), SLOW_MACHINE);
+    await h.gateway.waitIdle(`agent:main:cron:${job?.id}`);
+    expect(h.llm.requests).toHaveLength(3);
+    expect(fake.sentTo(7).filter((m) => m.visible === "pong")).toHaveLength(1);
+  });
+});
+
+describe("hermes cron (the CLI against the state database)", () => {
+  it("lists every job as JSON and removes one by id; an unknown id exits 1", async () => {
+    const home = await mkdtemp(path.join(os.tmpdir(), "hermes-cron-cli-"));
+    try {
+      const env = { HOME: home, HERMES_HOME: path.join(home, "state") };
+      const store = await openStore({ file: path.join(home, "state", "state.db") });
+      const job = { id: "ab12cd34", platform: "telegram", chatId: "-100", chatType: "group" as const, creatorId: "7", sessionKey: "agent:main:telegram:group:-100:7", schedule: "every 2h", kind: "every" as const, prompt: "check the\u001b[31m build", nextRunAt: Date.now() + 7_200_000, createdAt: Date.now() };
+      await store.cronJobs.create(job);
+      await store.close();
+      const made = { job };
+
+      const listed = await runCli(["cron", "list", "--json"], { env });
+      expect(listed.code).toBe(0);
+      expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: made.job.id, platform: "telegram", chatId: "-100", schedule: "every 2h", kind: "every", runs: 0 })]);
+      const text = await runCli(["cron", "list"], { env });
+      expect(text.stdout).toContain(`${made.job.id}  telegram:group:-100  "every 2h"`);
+      expect(text.stdout).not.toContain("\u001b");
+
+      expect((await runCli(["cron", "remove", "zzzzzzzz"], { env })).code).toBe(1);
+      const removed = await runCli(["cron", "remove", made.job.id], { env });
+      expect(removed.code).toBe(0);
+      expect(JSON.parse((await runCli(["cron", "list", "--json"], { env })).stdout)).toEqual([]);
+      expect((await runCli(["cron", "remove"], { env })).code).toBe(2);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});
