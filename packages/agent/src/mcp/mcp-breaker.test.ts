@@ -54,6 +54,23 @@ describe("the circuit breaker of an MCP server", () => {
     expect(await call(registry, "mcp_slow_echo", { text: "back" })).toMatchObject({ content: "echo: back" });
   });
 
+  it("does not count calls stopped by the run (/stop) as server failures", async () => {
+    const mcp = new McpManager({ servers: [{ name: "fine", command: process.execPath, args: [STDIO_SERVER] }], logger });
+    managers.push(mcp);
+    await mcp.start();
+    const registry = new ToolRegistry();
+    mcp.attach(registry);
+    const tool = registry.get("mcp_fine_sleep");
+    for (let i = 0; i < 3; i += 1) {
+      const stop = new AbortController();
+      const pending = tool?.handler({ ms: 1_000 }, { signal: stop.signal, toolCallId: `t${i}`, sessionId: "s1", logger });
+      stop.abort(new Error("stopped"));
+      expect(await pending).toMatchObject({ isError: true, content: expect.stringContaining("Cancelled") });
+    }
+    expect(mcp.status()[0]?.state).toBe("connected");
+    expect(await call(registry, "mcp_fine_echo", { text: "still here" })).toMatchObject({ content: "echo: still here" });
+  });
+
   it("does not count a tool's own error answers as server failures", async () => {
     const mcp = new McpManager({ servers: [{ name: "fine", command: process.execPath, args: [STDIO_SERVER] }], logger });
     managers.push(mcp);
