@@ -37,6 +37,8 @@ import { approvalToolsOf } from "../approval/approval-wiring.js";
 import { messageEditor } from "./message-editor.js";
 import { gatewayStreaming } from "./gateway-streaming.js";
 import { waitIdle } from "./wait-idle.js";
+import { API_PLATFORM } from "../api/api-adapter.js";
+import { apiServerFor } from "../api/api-server.js";
 import { startCronScheduling } from "../cron/cron-wiring.js";
 
 /** Replies still get this long to go out at shutdown even when runs get no drain (a failed start). */
@@ -95,7 +97,9 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const hookPort = hooks as unknown as HookPort;
 
   const streaming = gatewayStreaming(config, logger);
-  const queueSetup = await createRunQueue(config, { store, hooks: hookPort, logger, metrics: options.metrics, sharedFiles: sharedFiles?.sync, streamTo: streaming?.sink });
+  // HERMES_API_SERVER_KEY: the OpenAI-compatible API is one more platform; a request whose caller left stops its run.
+  const api = options.http ? apiServerFor(config, { store, logger, stopRun: async (key) => { await store.inbound.cancelQueued(key); await queue.stop(key); } }) : undefined;
+  const queueSetup = await createRunQueue(config, { store, hooks: hookPort, logger, metrics: options.metrics, sharedFiles: sharedFiles?.sync, streamTo: api?.streamTo(streaming?.sink) ?? streaming?.sink });
   if (!queueSetup.ok) {
     stopSharedFilesPoll?.();
     unwatchHooks();
@@ -103,7 +107,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     return queueSetup;
   }
   const { queue, pool, mode, withSessionLock, relay } = queueSetup;
-  const adapters = new Map(options.adapters.map((adapter) => [adapter.platform, adapter]));
+  const adapters = new Map((api?.withAdapter(options.adapters) ?? options.adapters).map((adapter) => [adapter.platform, adapter]));
   let stopping = false;
   // Only a served /readyz needs a Redis probe of its own; the terminal chat opens none.
   const election = options.election?.election ?? alwaysActive();
@@ -130,6 +134,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const pairing = new PairingService({ store: store.pairing, logger });
 
   const authorizeMessage = async (message: InboundMessage): Promise<AuthorizationResult> => {
+    // The API key, checked before the message existed, is the caller's authorization.
+    if (message.platform === API_PLATFORM) return { kind: "allowed", via: "allowlist" };
     const decision = await authorize(message, { allowed: config.allowedUsers, pairing, isApproved: (p, u) => store.pairing.isApproved(p, u), botName: config.botName });
     if (decision.kind !== "allowed") return decision;
     if (message.platform === "console") return { kind: "allowed", via: "console" };
@@ -148,7 +154,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   let http: GatewayHttpServer | undefined;
   const duty = createPlatformDuty({
     adapters,
-    remakeAdapters: options.election?.remakeAdapters,
+    remakeAdapters: api ? api.remaking(options.election?.remakeAdapters) : options.election?.remakeAdapters,
     delivery,
     takeOverClaims: claimTakeover({ deliveries: store.deliveries, owner: delivery.owner, platforms: () => [...adapters.keys()], logger }),
     recover: async () => {
@@ -172,7 +178,10 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     voice: gatewayVoiceMessages(config, logger, options.metrics),
     markDone,
     onAccepted: (message) => metrics.received.inc(1, { platform: message.platform }),
-    onIntakeRefused: (message, reason) => metrics.intakeSkipped.inc(1, { platform: message.platform, reason }),
+    onIntakeRefused: (message, reason) => {
+      metrics.intakeSkipped.inc(1, { platform: message.platform, reason });
+      api?.adapter.intakeRefused(message, reason);
+    },
     store,
     queue,
     hooks: hookPort,
@@ -265,6 +274,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   if (options.http) {
     http = new GatewayHttpServer({ host: config.http.host, port: config.http.port, logger });
     registerHealthRoutes(http, { health: () => health.health(), readiness: () => health.readiness(), metrics: options.metrics, metricsToken: config.metricsToken });
+    api?.registerRoutes(http);
   }
 
   // Bound before anything starts so a port in use is a clear configuration error, not a half-started gateway.
