@@ -24,7 +24,10 @@
  * `MCP server "<name>" is unavailable (…)` until, after 60 s, one probe call goes through; its success closes it.
  * Text content is kept, images become ToolResult.images, other content is described; the executor's result budget
  * applies. An http server answering the Streamable HTTP initialize with a 4xx is spoken to over HTTP+SSE (transport
- * "sse"). Env values and headers are never logged; stdio servers get only a minimal inherited environment plus `env`.
+ * "sse"); one that answers a call with 404 (it forgot the session, e.g. restarted) is reconnected. Connecting and
+ * listing tools get max(timeoutMs, 30 s). Env values and headers are never logged, and are masked wherever a server
+ * echoes them (errors, status, stderr lines); stdio servers get only a minimal inherited environment plus `env`.
+ * Status `tools` are the model-facing names; a server's tools keep their last list while it is down.
  */
 export { McpManager, type McpManagerOptions } from "./manager.js";
 export type { RestartBackoff } from "./server-connection.js";
