@@ -1,15 +1,30 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
+import { startLlmServer, type LlmServer } from "./fakes/llm-server.js";
+import { httpUrl, startApp, type AppProcess } from "./support/app-process.js";
 import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
 import { waitUntil } from "./support/wait-until.js";
 
 const KEY = "test-api-server-key-0123456789";
 
 let harness: GatewayHarness | undefined;
+let app: AppProcess | undefined;
+let llm: LlmServer | undefined;
+let home: string | undefined;
 
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
+  app?.kill("SIGKILL");
+  if (app) await app.exited;
+  app = undefined;
+  await llm?.close();
+  llm = undefined;
+  if (home) await rm(home, { recursive: true, force: true });
+  home = undefined;
 });
 
 async function startApi(env: Record<string, string> = {}): Promise<{ harness: GatewayHarness; client: OpenAI; baseURL: string }> {
@@ -155,5 +170,30 @@ describe("the OpenAI-compatible API", () => {
     const reply = await client.chat.completions.create({ model: "hermes", messages: [{ role: "user", content: "/help" }] });
     expect(reply.choices[0]?.message.content).toContain("/new");
     expect(harness.llm.requests).toHaveLength(0);
+  });
+
+  it("answers a run the model failed with OpenAI's 502 error", async () => {
+    const { harness, client } = await startApi();
+    harness.llm.enqueue({ kind: "error", status: 400, body: { error: { message: "this model does not exist" } } });
+    const failure = client.chat.completions.create({ model: "hermes", messages: [{ role: "user", content: "hello?" }] });
+    await expect(failure).rejects.toBeInstanceOf(OpenAI.InternalServerError);
+    await expect(failure).rejects.toMatchObject({ status: 502, type: "server_error", code: "run_failed" });
+  });
+});
+
+describe("npm start with HERMES_API_SERVER_KEY", () => {
+  it("serves the API as its only platform, shown in /readyz", async () => {
+    llm = await startLlmServer();
+    home = await mkdtemp(path.join(os.tmpdir(), "hermes-api-app-"));
+    app = startApp("gateway", { HOME: home, HERMES_HOME: path.join(home, "state"), HERMES_BASE_URL: llm.baseUrl, HERMES_MODEL: "scripted-model", HERMES_API_KEY: "test-key", HERMES_HTTP_PORT: "0", HERMES_API_SERVER_KEY: KEY });
+    await app.waitFor('"msg":"gateway started"');
+    const url = httpUrl(app);
+    const client = new OpenAI({ apiKey: KEY, baseURL: `${url}/v1`, maxRetries: 0 });
+    llm.enqueue({ kind: "text", text: "Hello from the gateway." });
+    const completion = await client.chat.completions.create({ model: "hermes", messages: [{ role: "user", content: "Hi" }] });
+    expect(completion.choices[0]?.message.content).toBe("Hello from the gateway.");
+    const ready = (await (await fetch(`${url}/readyz`)).json()) as { status: string; platforms: Record<string, { state: string }> };
+    expect(ready).toMatchObject({ status: "ready", platforms: { api: { state: "connected" } } });
+    expect(app.stderr()).not.toContain(KEY);
   });
 });
