@@ -116,6 +116,9 @@ describe("SlackAdapter", () => {
     expect(fake.reactions).toEqual([]);
     await slack.markDone({ ...base, mentionedBot: true });
     expect(fake.reactions).toEqual([{ action: "remove", channel: "C1", timestamp: "5.5", name: "eyes" }]);
+    // A scheduled task's run in a DM answers no message of the person's.
+    await slack.markDone({ ...base, chat: { id: "D1", type: "dm" }, messageId: "cron:ab12cd34:1700000000000", replyToId: "" });
+    expect(fake.reactions).toHaveLength(1);
   });
 
   it("lets the gateway start while Socket Mode is still connecting, and takes events once it is", async () => {

@@ -217,6 +217,8 @@ export class SlackAdapter implements PlatformAdapter {
     // A press carries no message of the person's own to take a reaction off.
     if (message.platform !== SLACK_PLATFORM || !isAddressedToBot(message) || message.action || slashInvocationOf(message.messageId) !== undefined) return;
     const ts = message.replyToId ?? message.messageId.slice(message.messageId.lastIndexOf(":") + 1);
+    // A scheduled task's run answers no Slack message of the person's: there is no reaction to take off.
+    if (!isSlackTs(ts)) return;
     await this.reaction?.remove(message.chat.id, ts);
   }
 
