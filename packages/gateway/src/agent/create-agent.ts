@@ -114,9 +114,10 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
 
   // Agents per /model name: bounded, since any resolvable name creates one.
   const agents = new BoundedMap<string, Promise<HermesAgent>>(MAX_MODEL_AGENTS);
+  // An agent dropped from `agents` stops following the MCP servers, so its registry is not kept alive by them.
+  const detachMcpOf = new WeakMap<HermesAgent, () => void>();
   const build = async (binding: ModelBinding): Promise<HermesAgent> => {
     const registry = new ToolRegistry({ logger: deps.logger });
-    mcp.attach(registry);
     const enabled = new Set(config.tools);
     if (SKILL_TOOL_NAMES.some((name) => enabled.has(name))) {
       const skills = registerSkillTools(registry, { ...defaultSkillLocations(config.home), logger: deps.logger, onSkillChanged: deps.sharedFiles?.onSkillChanged });
@@ -126,7 +127,7 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
     }
     if (enabled.has(SESSION_SEARCH_TOOL)) registry.register(sessionSearchTool(deps.store));
     if (enabled.has(CRONJOB_TOOL)) registry.register(cronjobTool(deps.store.cronJobs));
-    return HermesAgent.create({
+    const agent = await HermesAgent.create({
       model: binding,
       fallbackModel: fallback,
       tools: registry,
@@ -148,6 +149,8 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
       tracer: deps.tracer,
       metrics: deps.metrics,
     });
+    detachMcpOf.set(agent, mcp.attach(registry));
+    return agent;
   };
 
   // Per-conversation state, bounded so it does not grow with every chat the bot has ever seen.
@@ -171,7 +174,7 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
       if (!agent) {
         const binding = model === undefined ? primary.binding : resolveOverride(model);
         agent = typeof binding === "string" ? Promise.reject(new Error(binding)) : build(binding);
-        agents.set(key, agent);
+        void agents.set(key, agent)?.then((evicted) => detachMcpOf.get(evicted)?.(), () => undefined);
         agent.catch(() => agents.delete(key));
       }
       return agent;
