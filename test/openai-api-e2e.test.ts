@@ -195,5 +195,6 @@ describe("npm start with HERMES_API_SERVER_KEY", () => {
     const ready = (await (await fetch(`${url}/readyz`)).json()) as { status: string; platforms: Record<string, { state: string }> };
     expect(ready).toMatchObject({ status: "ready", platforms: { api: { state: "connected" } } });
     expect(app.stderr()).not.toContain(KEY);
+    expect(app.stderr()).not.toContain("No chat platform is configured");
   });
 });

@@ -29,7 +29,8 @@ async function main(): Promise<number> {
 
 async function serve({ config, logger, metrics }: Bootstrapped): Promise<number> {
   const adapters = await configuredAdapters(config, { logger, metrics });
-  if (adapters.length === 0) process.stderr.write(`${NO_PLATFORM_HINT}\n`);
+  // The OpenAI-compatible API is a platform of its own, added by the gateway process.
+  if (adapters.length === 0 && config.apiServerKey === undefined) process.stderr.write(`${NO_PLATFORM_HINT}\n`);
   const lease = config.redisUrl ? connectGatewayLease(config.redisUrl, logger) : undefined;
   // Stopped adapters cannot start again, so a gateway that stepped down and is elected again makes new ones.
   const election = lease && { election: leaseElection(lease, { logger }), remakeAdapters: () => configuredAdapters(config, { logger, metrics }) };
