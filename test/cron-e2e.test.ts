@@ -9,6 +9,9 @@ import { createTelegramAdapter } from "@hermes/telegram";
 import { startFakeTelegram, type FakeTelegram, type SentMessage } from "./fakes/telegram/index.js";
 import type { RecordedRequest } from "./fakes/llm-server.js";
 import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
+import { startLlmServer } from "./fakes/llm-server.js";
+import { startApp, type AppProcess } from "./support/app-process.js";
+import { startRedis } from "./support/redis-server.js";
 import { runCli } from "./support/run-cli.js";
 
 const TOKEN = "123456:TEST-token";
@@ -126,4 +129,60 @@ describe("hermes cron (the CLI against the state database)", () => {
       await rm(home, { recursive: true, force: true });
     }
   });
+});
+
+describe("scheduled tasks with BullMQ workers (npm start and npm run worker on a real redis-server)", () => {
+  it("finds a job a worker's run created, runs it on a worker and delivers the answer to the chat once", async () => {
+    const redis = await startRedis();
+    const llm = await startLlmServer();
+    const telegram = await startFakeTelegram({ token: TOKEN });
+    const home = await mkdtemp(path.join(os.tmpdir(), "hermes-cron-bullmq-"));
+    const apps: AppProcess[] = [];
+    try {
+      const env = {
+        HOME: home,
+        HERMES_HOME: path.join(home, "state"),
+        HERMES_BASE_URL: llm.baseUrl,
+        HERMES_MODEL: "scripted-model",
+        HERMES_API_KEY: "test-key",
+        HERMES_HTTP_PORT: "0",
+        REDIS_URL: redis.url,
+        TELEGRAM_BOT_TOKEN: TOKEN,
+        TELEGRAM_API_ROOT: telegram.apiRoot,
+        HERMES_ALLOWED_USERS: "telegram:7",
+      };
+      const worker = startApp("worker", env);
+      apps.push(worker);
+      await worker.waitFor("worker started");
+      const gateway = startApp("gateway", env);
+      apps.push(gateway);
+      await gateway.waitFor('"msg":"gateway started"');
+
+      llm.enqueue(
+        { kind: "tools", calls: [{ name: "cronjob", arguments: { action: "create", schedule: "in 2s", prompt: "say ping" } }] },
+        { kind: "text", text: "Scheduled." },
+        { kind: "text", text: "pong" },
+      );
+      const { update } = telegram.userWrites({ text: "ping me in 2s" });
+      await telegram.waitForConfirmation(update);
+      await waitForSent(telegram, "Scheduled.");
+      // The job was made on the worker: the gateway's scheduler finds it at its next look, not by a signal.
+      await waitForSent(telegram, "pong");
+      await gateway.waitFor("a scheduled task started a run");
+      expect(llm.requests).toHaveLength(3);
+      expect(userTexts(llm.requests[2])).toContain("say ping");
+      expect(telegram.sentTo(7).map((m) => m.visible)).toEqual(["Scheduled.", "pong"]);
+      for (const app of apps) app.kill("SIGTERM");
+      for (const app of apps) expect(await app.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      for (const app of apps) {
+        app.kill("SIGKILL");
+        await app.exited;
+      }
+      await telegram.close();
+      await llm.close();
+      await redis.stop();
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
