@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startLlmServer, type LlmServer } from "./fakes/llm-server.js";
 import { httpUrl, startApp, type AppProcess } from "./support/app-process.js";
 import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
+import { createTestDatabase, type TestDatabase } from "./support/test-database.js";
 import { waitUntil } from "./support/wait-until.js";
 
 const KEY = "test-api-server-key-0123456789";
@@ -14,10 +15,13 @@ let harness: GatewayHarness | undefined;
 let app: AppProcess | undefined;
 let llm: LlmServer | undefined;
 let home: string | undefined;
+let database: TestDatabase | undefined;
 
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
+  await database?.drop();
+  database = undefined;
   app?.kill("SIGKILL");
   if (app) await app.exited;
   app = undefined;
@@ -97,8 +101,9 @@ describe("the OpenAI-compatible API", () => {
     expect(harness.llm.requests).toHaveLength(0);
   });
 
-  it("continues a conversation server-side with X-Hermes-Session-Id: the second request sends only the new message", async () => {
-    const { harness, client } = await startApi();
+  it.each([["SQLite"], ["PostgreSQL"]])("continues a conversation server-side with X-Hermes-Session-Id: the second request sends only the new message (%s)", async (dialect) => {
+    if (dialect === "PostgreSQL") database = await createTestDatabase();
+    const { harness, client } = await startApi(database ? { HERMES_DATABASE_URL: database.url } : {});
     const session = { headers: { "X-Hermes-Session-Id": "conversation-42" } };
     harness.llm.enqueue({ kind: "text", text: "Nice to meet you, Ada.", usage: { prompt: 100, completion: 5 } }, { kind: "text", text: "Your name is Ada.", usage: { prompt: 200, completion: 6 } });
 
@@ -115,8 +120,9 @@ describe("the OpenAI-compatible API", () => {
     expect(second.usage).toMatchObject({ prompt_tokens: 200, completion_tokens: 6, total_tokens: 206 });
   });
 
-  it("takes a stateless request's earlier messages as the history the model sees", async () => {
-    const { harness, client } = await startApi();
+  it.each([["SQLite"], ["PostgreSQL"]])("takes a stateless request's earlier messages as the history the model sees (%s)", async (dialect) => {
+    if (dialect === "PostgreSQL") database = await createTestDatabase();
+    const { harness, client } = await startApi(database ? { HERMES_DATABASE_URL: database.url } : {});
     harness.llm.enqueue({ kind: "text", text: "It is blue." }, { kind: "text", text: "Nothing remembered." });
     const completion = await client.chat.completions.create({
       model: "hermes",
