@@ -32,7 +32,8 @@ export interface CronScheduler {
   stop(): Promise<void>;
 }
 
-const DUE_BATCH = 50;
+// Large, because the due jobs of platforms another process runs come first and are left alone.
+const DUE_BATCH = 200;
 const INACTIVE_RECHECK_MS = 1_000;
 const HOUR_MS = 3_600_000;
 
