@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startLlmServer, type LlmServer } from "./fakes/llm-server.js";
 import { httpUrl, startApp, type AppProcess } from "./support/app-process.js";
 import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
+import { startRedis, type TestRedis } from "./support/redis-server.js";
 import { createTestDatabase, type TestDatabase } from "./support/test-database.js";
 import { waitUntil } from "./support/wait-until.js";
 
@@ -16,23 +17,26 @@ let app: AppProcess | undefined;
 let llm: LlmServer | undefined;
 let home: string | undefined;
 let database: TestDatabase | undefined;
+let redis: TestRedis | undefined;
 
 afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-  await database?.drop();
-  database = undefined;
   app?.kill("SIGKILL");
   if (app) await app.exited;
   app = undefined;
+  await harness?.close();
+  harness = undefined;
+  await redis?.stop();
+  redis = undefined;
+  await database?.drop();
+  database = undefined;
   await llm?.close();
   llm = undefined;
   if (home) await rm(home, { recursive: true, force: true });
   home = undefined;
 });
 
-async function startApi(env: Record<string, string> = {}): Promise<{ harness: GatewayHarness; client: OpenAI; baseURL: string }> {
-  harness = await startGatewayHarness({ HERMES_API_SERVER_KEY: KEY, HERMES_HTTP_PORT: "0", ...env }, undefined, { http: true });
+async function startApi(env: Record<string, string> = {}, stateHome?: string): Promise<{ harness: GatewayHarness; client: OpenAI; baseURL: string }> {
+  harness = await startGatewayHarness({ HERMES_API_SERVER_KEY: KEY, HERMES_HTTP_PORT: "0", ...env }, stateHome, { http: true });
   const address = harness.gateway.httpAddress;
   if (!address) throw new Error("the gateway serves no HTTP");
   const baseURL = `http://127.0.0.1:${address.port}/v1`;
@@ -203,4 +207,23 @@ describe("npm start with HERMES_API_SERVER_KEY", () => {
     expect(app.stderr()).not.toContain(KEY);
     expect(app.stderr()).not.toContain("No chat platform is configured");
   });
+});
+
+describe("the OpenAI-compatible API with BullMQ workers", () => {
+  it("answers plain and streamed requests run by a worker process", async () => {
+    redis = await startRedis();
+    home = await mkdtemp(path.join(os.tmpdir(), "hermes-api-bullmq-"));
+    const { harness, client } = await startApi({ REDIS_URL: redis.url }, home);
+    app = startApp("worker", { HOME: home, HERMES_HOME: home, HERMES_BASE_URL: harness.llm.baseUrl, HERMES_MODEL: "scripted-model", HERMES_API_KEY: "test-key", REDIS_URL: redis.url });
+    await app.waitFor("worker started");
+    harness.llm.enqueue({ kind: "text", text: "Worked on a worker.", usage: { prompt: 30, completion: 4 } }, { kind: "text", text: "Streamed from a worker." });
+
+    const plain = await client.chat.completions.create({ model: "hermes", messages: [{ role: "user", content: "Where do you run?" }] });
+    expect(plain.choices[0]?.message.content).toBe("Worked on a worker.");
+    expect(plain.usage).toMatchObject({ prompt_tokens: 30, completion_tokens: 4 });
+    const stream = await client.chat.completions.create({ model: "hermes", messages: [{ role: "user", content: "And streamed?" }], stream: true });
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+    expect(text).toBe("Streamed from a worker.");
+  }, 60_000);
 });
