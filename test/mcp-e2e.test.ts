@@ -64,10 +64,11 @@ describe("MCP tool servers in the gateway", () => {
     // Start-up did not wait for the servers; the broken one is a detail of a ready gateway.
     const ready = await until(
       readyz,
-      ({ body }) => body.mcpServers?.find((entry) => entry.name === "fake")?.state === "connected" && body.mcpServers.find((entry) => entry.name === "broken")?.error !== undefined,
-      "fake connected and broken failed in /readyz",
+      // 200 while "broken" is down (other checks may need a moment under load; the MCP detail never holds them back).
+      ({ status, body }) =>
+        status === 200 && body.mcpServers?.find((entry) => entry.name === "fake")?.state === "connected" && body.mcpServers.find((entry) => entry.name === "broken")?.error !== undefined,
+      "a ready gateway with fake connected and broken failed",
     );
-    expect(ready.status).toBe(200);
     expect(ready.body.status).toBe("ready");
     const broken = ready.body.mcpServers?.find((entry) => entry.name === "broken");
     expect(broken).toMatchObject({ transport: "stdio", tools: [] });
@@ -131,10 +132,10 @@ describe("MCP tool servers in a worker", () => {
         const response = await fetch(`${url}/readyz`);
         return { status: response.status, body: (await response.json()) as ReadyBody };
       },
-      ({ body }) => body.mcpServers?.[0]?.state === "connected",
-      "the worker's MCP server connected",
+      // Under load the worker's other checks (Redis, store) may need a moment; the MCP detail never holds it back.
+      ({ status, body }) => status === 200 && body.mcpServers?.[0]?.state === "connected",
+      "the worker ready with its MCP server connected",
     );
-    expect(ready.status).toBe(200);
     expect(ready.body.mcpServers?.[0]).toMatchObject({ name: "web", transport: "http", state: "connected", tools: expect.arrayContaining(["mcp_web_echo"]) as unknown as string[] });
     expect(web.seenHeaders.get("authorization")).toEqual(new Set([token]));
     // The header is a secret: neither its log nor its stderr shows it.
