@@ -216,14 +216,17 @@ describe("the OpenAI-compatible API with BullMQ workers", () => {
     const { harness, client } = await startApi({ REDIS_URL: redis.url }, home);
     app = startApp("worker", { HOME: home, HERMES_HOME: home, HERMES_BASE_URL: harness.llm.baseUrl, HERMES_MODEL: "scripted-model", HERMES_API_KEY: "test-key", REDIS_URL: redis.url });
     await app.waitFor("worker started");
-    harness.llm.enqueue({ kind: "text", text: "Worked on a worker.", usage: { prompt: 30, completion: 4 } }, { kind: "text", text: "Streamed from a worker." });
+    const streamedAnswer = "Streamed from a worker, word by word, as the model wrote it.";
+    harness.llm.enqueue({ kind: "text", text: "Worked on a worker.", usage: { prompt: 30, completion: 4 } }, { kind: "text", text: streamedAnswer, chunks: 8, delayMsBetweenChunks: 300 });
 
     const plain = await client.chat.completions.create({ model: "hermes", messages: [{ role: "user", content: "Where do you run?" }] });
     expect(plain.choices[0]?.message.content).toBe("Worked on a worker.");
     expect(plain.usage).toMatchObject({ prompt_tokens: 30, completion_tokens: 4 });
     const stream = await client.chat.completions.create({ model: "hermes", messages: [{ role: "user", content: "And streamed?" }], stream: true });
-    let text = "";
-    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
-    expect(text).toBe("Streamed from a worker.");
+    const deltas: string[] = [];
+    for await (const chunk of stream) deltas.push(chunk.choices[0]?.delta.content ?? "");
+    expect(deltas.join("")).toBe(streamedAnswer);
+    // The worker published it as it was written (HERMES_STREAMING is off), through Redis to the gateway.
+    expect(deltas.filter((delta) => delta !== "").length).toBeGreaterThanOrEqual(2);
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { createAgentMetrics } from "@hermes/agent";
 import {
+  API_PLATFORM,
   openConfiguredStore,
   approvalGateFor,
   publishStreamUpdate,
@@ -70,11 +71,12 @@ async function main(): Promise<number> {
       reviewerFor: (key, memory) => pool.reviewerFor(key, memory),
       beforeRun: sharedFiles && ((key, sessionId) => sharedFiles.sync.beforeRun(key, sessionId)),
       hooks: hooks as unknown as HookPort,
-      // Published as the reply is written; lost updates cost only an edit, the final reply comes from the outbox.
-      streamTo:
-        config.interaction.streaming === "edit"
-          ? (update) => void publishStreamUpdate(lockConnection, update).catch((error: unknown) => logger.debug("could not publish a stream update", { error }))
-          : undefined,
+      // Published as the reply is written; lost updates cost only an edit, the final reply comes from the outbox. The
+      // OpenAI-compatible API streams to its callers whatever HERMES_STREAMING says.
+      streamTo: (update) => {
+        if (config.interaction.streaming !== "edit" && update.platform !== API_PLATFORM) return;
+        void publishStreamUpdate(lockConnection, update).catch((error: unknown) => logger.debug("could not publish a stream update", { error }));
+      },
       // The prompt goes out at once: the gateway delivers it while this run waits on the answer.
       approvalGate: approvalGateFor(config, { approvals: store.approvals, deliveries: store.deliveries, announce: (inboundId) => host.repliesStored([inboundId]), logger, metrics }),
       dailyBudgetUsd: config.limits.dailyBudgetUsd,

@@ -50,6 +50,7 @@ export * from "./hooks/index.js";
 export { bootstrap, onShutdownSignal, reportIssue, shutdownRequested, type Bootstrapped } from "./runtime/bootstrap.js";
 export { openConfiguredStore, storeLabelOf, storeSettingOf } from "./runtime/open-configured-store.js";
 export { startGatewayProcess, type GatewayProcess, type GatewayProcessOptions } from "./runtime/gateway-process.js";
+export { API_PLATFORM } from "./api/api-adapter.js";
 export { takeHomeLock, type HomeLock, type HomeLockHolder, type HomeLockResult } from "./runtime/home-lock.js";
 export { connectGatewayLease, GATEWAY_LEASE_KEY, RedisGatewayLease, type GatewayLease, type GatewayLeaseHolder } from "./runtime/gateway-lease.js";
 export { alwaysActive, leaseElection, type ActiveDuty, type GatewayElection, type GatewayRole } from "./runtime/gateway-election.js";

@@ -25,6 +25,8 @@ export interface ApiAdapterDeps {
   store: Pick<Store, "inbound" | "deliveries">;
   /** Drops the session's queued messages and stops its running answer (nothing is re-run later). */
   stopRun: (sessionKey: string) => Promise<void>;
+  /** Where workers' stream updates come from (Redis, with REDIS_URL), heard while the adapter runs. */
+  streamSource?: (onUpdate: (update: StreamUpdate) => void) => { close(): Promise<void> };
   logger: Logger;
 }
 
@@ -50,6 +52,7 @@ export class ApiAdapter implements PlatformAdapter {
   readonly platform = API_PLATFORM;
   readonly textLimit = 1_000_000;
   private receive: AdapterContext["receive"] | undefined;
+  private source: { close(): Promise<void> } | undefined;
   private readonly pending = new Map<string, PendingRequest>();
   private counter = 0;
 
@@ -62,11 +65,15 @@ export class ApiAdapter implements PlatformAdapter {
 
   async start(context: AdapterContext): Promise<void> {
     this.receive = context.receive;
+    this.source ??= this.deps.streamSource?.((update) => this.streamed(update));
   }
 
   async stop(): Promise<void> {
     this.receive = undefined;
     for (const request of [...this.pending.values()]) request.settle({ kind: "error", error: "unavailable", message: SHUTTING_DOWN });
+    const source = this.source;
+    this.source = undefined;
+    await source?.close();
   }
 
   /** Hands the request's message to the gateway and waits for what answers it. */

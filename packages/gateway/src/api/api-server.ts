@@ -3,6 +3,7 @@ import type { Store } from "@hermes/store";
 import type { GatewayConfig } from "../config/gateway-config.js";
 import type { PlatformAdapter } from "../core/adapter.js";
 import type { GatewayHttpServer } from "../http/http-server.js";
+import { StreamListener } from "../streaming/stream-channel.js";
 import type { StreamUpdate } from "../streaming/stream-update.js";
 import { API_PLATFORM, ApiAdapter } from "./api-adapter.js";
 import { chatCompletionsHandler, modelsHandler } from "./chat-completions.js";
@@ -33,11 +34,20 @@ export interface ApiServerDeps {
 }
 
 /** The OpenAI-compatible API when HERMES_API_SERVER_KEY is set; undefined otherwise. */
-export function apiServerFor(config: Pick<GatewayConfig, "apiServerKey">, deps: ApiServerDeps): ApiServer | undefined {
+export function apiServerFor(config: Pick<GatewayConfig, "apiServerKey" | "redisUrl">, deps: ApiServerDeps): ApiServer | undefined {
   const key = config.apiServerKey;
   if (key === undefined) return undefined;
   const logger = deps.logger.child({ platform: API_PLATFORM });
-  const adapter = new ApiAdapter({ store: deps.store, stopRun: deps.stopRun, logger });
+  const redisUrl = config.redisUrl;
+  // With REDIS_URL the runs happen on workers, which publish the API's stream updates whatever HERMES_STREAMING says.
+  const streamSource =
+    redisUrl === undefined
+      ? undefined
+      : (onUpdate: (update: StreamUpdate) => void) =>
+          new StreamListener(redisUrl, (update) => {
+            if (update.platform === API_PLATFORM) onUpdate(update);
+          }, logger);
+  const adapter = new ApiAdapter({ store: deps.store, stopRun: deps.stopRun, logger, ...(streamSource && { streamSource }) });
   const withAdapter = (adapters: readonly PlatformAdapter[]): PlatformAdapter[] => [...adapters.filter((other) => other.platform !== API_PLATFORM), adapter];
   return {
     adapter,
