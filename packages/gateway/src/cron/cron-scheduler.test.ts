@@ -111,6 +111,30 @@ describe.each(STORE_DIALECTS)("the cron scheduler (%s)", (dialect) => {
     expect((await store.sessions.get(session.id))?.status).toBe("ended");
   });
 
+  it("leaves no message of a slot open when two schedulers skip it together", async () => {
+    const id = await job("every 1m");
+    await clock.advance(MIN);
+    await scheduler().tick();
+    expect(enqueued).toHaveLength(1);
+    await clock.advance(MIN);
+    const [a, b] = [scheduler(), scheduler()];
+    await Promise.all([a.tick(), b.tick()]);
+    expect(enqueued).toHaveLength(1);
+    expect(await store.cronJobs.get(id)).toMatchObject({ lastStatus: "skipped", runs: 1 });
+    // Only the first run is unanswered: the skipped slot's message was taken back.
+    expect(await store.inbound.unanswered(cronRunKey(id))).toBe(1);
+  });
+
+  it("does not run again a slot whose message a crashed scheduler saved and the start-up's recovery answered", async () => {
+    const id = await job("in 1m");
+    await clock.advance(MIN);
+    const saved = await store.inbound.recordIfNew({ platform: "telegram", messageId: `cron:${id}:${T0 + MIN}`, payload: "{}", sessionKey: cronRunKey(id), status: "queued" });
+    await store.inbound.setStatus(saved.record.id, "answered");
+    await scheduler().tick();
+    expect(enqueued).toEqual([]);
+    expect(await store.cronJobs.get(id)).toMatchObject({ nextRunAt: null, runs: 1 });
+  });
+
   it("runs a one-shot missed by less than an hour when it starts", async () => {
     const id = await job("in 1m");
     await clock.advance(40 * MIN);

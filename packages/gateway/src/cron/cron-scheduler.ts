@@ -119,20 +119,28 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       return;
     }
     const nextRunAt = nextSlotAfter(job, now);
+    // The slot's message is saved before the slot is claimed, so a crash in between leaves it to the start-up's
+    // recovery instead of losing the run; its id makes a second save of the slot (another scheduler's) a no-op.
+    const recorded = await recordSlot(job, slot, key, now);
+    const own = recorded.record.status === "queued" || recorded.record.status === "running" ? 1 : 0;
     // A run never overlaps the previous run of the same job.
-    if ((await store.inbound.unanswered(key)) > 0) {
-      if (await store.cronJobs.advance(job.id, slot, { nextRunAt, lastRunAt: now, lastStatus: "skipped" })) {
-        logger.info("a scheduled task's slot was skipped: its previous run is still going", { jobId: job.id, slot });
-      }
+    const busy = (await store.inbound.unanswered(key)) - own > 0;
+    const took = await store.cronJobs.advance(job.id, slot, { nextRunAt, lastRunAt: now, lastStatus: busy ? "skipped" : "ran" });
+    const skipped = took ? busy : (await store.cronJobs.get(job.id))?.lastStatus === "skipped";
+    if (skipped) {
+      // Whoever saved the slot's message takes it back; one a crashed scheduler saved is left to the recovery.
+      if (recorded.created) await store.inbound.setStatus(recorded.record.id, "cancelled");
+      if (took) logger.info("a scheduled task's slot was skipped: its previous run is still going", { jobId: job.id, slot });
       return;
     }
-    if (!(await store.cronJobs.advance(job.id, slot, { nextRunAt, lastRunAt: now, lastStatus: "ran" }))) return;
-    await startRun(job, slot, key, now);
+    if (!took || recorded.record.status !== "queued") return;
+    // Each run is a fresh conversation; the previous run is over (nothing else of the key is unanswered).
+    await store.sessions.end(key);
+    await options.queue.enqueue({ inboundId: recorded.record.id, sessionKey: key });
+    logger.info("a scheduled task started a run", { jobId: job.id, slot, inboundId: recorded.record.id, sessionKey: key });
   };
 
-  const startRun = async (job: CronJobRecord, slot: number, key: string, now: number): Promise<void> => {
-    // Each run is a fresh conversation; the previous run is over (nothing of the key is unanswered).
-    await store.sessions.end(key);
+  const recordSlot = (job: CronJobRecord, slot: number, key: string, now: number) => {
     const message: InboundMessage = {
       platform: job.platform,
       chat: { id: job.chatId, type: job.chatType },
@@ -146,10 +154,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       // No message of the person's to quote: the reply stands on its own, also in groups.
       replyToId: "",
     };
-    const recorded = await store.inbound.recordIfNew({ platform: job.platform, messageId: message.messageId, payload: JSON.stringify(message), sessionKey: key, status: "queued" });
-    if (!recorded.created && recorded.record.status !== "queued") return;
-    await options.queue.enqueue({ inboundId: recorded.record.id, sessionKey: key });
-    logger.info("a scheduled task started a run", { jobId: job.id, slot, inboundId: recorded.record.id, sessionKey: key });
+    return store.inbound.recordIfNew({ platform: job.platform, messageId: message.messageId, payload: JSON.stringify(message), sessionKey: key, status: "queued" });
   };
 
   const tellChat = async (job: CronJobRecord, text: string): Promise<void> => {
