@@ -80,6 +80,7 @@ export class ApiAdapter implements PlatformAdapter {
   async submit(call: ApiCall): Promise<ApiOutcome> {
     const receive = this.receive;
     if (receive === undefined) return { kind: "error", error: "unavailable", message: SHUTTING_DOWN };
+    if (call.signal.aborted) return { kind: "abandoned" };
     const chatId = call.message.chat.id;
     if (this.pending.has(chatId)) {
       return { kind: "error", error: "session_busy", message: "A request of this session is still being answered; send the next one when it has finished." };
@@ -105,14 +106,18 @@ export class ApiAdapter implements PlatformAdapter {
       },
     };
     this.pending.set(chatId, request);
-    const abandon = (): void => {
-      request.settle({ kind: "abandoned" });
+    const stopRun = (): void => {
       this.deps.stopRun(call.sessionKey).catch((error: unknown) => this.deps.logger.warn("could not stop the run of an abandoned API request", { sessionKey: call.sessionKey, error }));
     };
-    if (call.signal.aborted) abandon();
-    else call.signal.addEventListener("abort", abandon, { once: true });
+    const abandon = (): void => {
+      request.settle({ kind: "abandoned" });
+      stopRun();
+    };
+    call.signal.addEventListener("abort", abandon, { once: true });
     try {
       await receive(call.message);
+      // Left while the message was being queued: the stop above may have come before the run's job.
+      if (call.signal.aborted) stopRun();
       request.inboundId = await this.inboundIdOf(call.message, call.sessionKey);
       inboundKnown(request.inboundId);
     } catch (error) {

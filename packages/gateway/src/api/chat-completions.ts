@@ -49,6 +49,13 @@ export function chatCompletionsHandler(deps: ApiRouteDeps): StreamingHttpHandler
   const now = deps.now ?? Date.now;
   const newId = deps.newId ?? (() => randomUUID().replaceAll("-", ""));
   const handle: StreamingHttpHandler = async (request, response) => {
+    // Listened for from the start: a caller may leave while the conversation is being prepared.
+    const gone = new AbortController();
+    const leave = (): void => {
+      if (!response.writableEnded) gone.abort();
+    };
+    response.on("close", leave);
+    if (response.socket === null || response.socket.destroyed) leave();
     const accepted = acceptRequest(deps, request);
     if (!accepted.ok) return writeError(response, accepted.error);
     const { chat, sessionId } = accepted;
@@ -60,10 +67,6 @@ export function chatCompletionsHandler(deps: ApiRouteDeps): StreamingHttpHandler
     const head = { id: `chatcmpl-${id}`, created: Math.floor(now() / 1000), model: chat.model };
     const stream = chat.stream ? new CompletionStream(response, head) : undefined;
 
-    const gone = new AbortController();
-    response.on("close", () => {
-      if (!response.writableEnded) gone.abort();
-    });
     const late = new AbortController();
     const timer = setTimeout(() => late.abort(), deps.timeoutMs);
     const outcome = await deps.adapter
