@@ -3,6 +3,7 @@ import { silentLogger } from "@hermes/agent";
 import type { Store } from "@hermes/store";
 import { STORE_DIALECTS, storeFixtures } from "../../../store/src/test-fixtures.js";
 import type { InboundMessage } from "../core/inbound.js";
+import type { GatewayEvent } from "../core/ports.js";
 import { ManualClock } from "../outbound/manual-clock.js";
 import { createCronJob, type CronChat } from "./cron-jobs.js";
 import { cronRunKey } from "./cron-run-key.js";
@@ -17,6 +18,7 @@ let clock: ManualClock;
 let schedulers: CronScheduler[];
 let enqueued: Array<{ inboundId: number; sessionKey: string }>;
 let active: boolean;
+let events: GatewayEvent[];
 
 function scheduler(runsPlatform?: (platform: string) => boolean): CronScheduler {
   const made = createCronScheduler({
@@ -24,6 +26,7 @@ function scheduler(runsPlatform?: (platform: string) => boolean): CronScheduler 
     queue: { enqueue: async (job) => void enqueued.push(job) },
     isActive: () => active,
     runsPlatform,
+    hooks: { emit: async (event) => (events.push(event), { blocked: false }) },
     logger: silentLogger,
     clock,
     pollMs: 30_000,
@@ -53,6 +56,7 @@ describe.each(STORE_DIALECTS)("the cron scheduler (%s)", (dialect) => {
     schedulers = [];
     enqueued = [];
     active = true;
+    events = [];
   });
   afterEach(async () => {
     await Promise.all(schedulers.map((scheduler) => scheduler.stop()));
@@ -95,8 +99,8 @@ describe.each(STORE_DIALECTS)("the cron scheduler (%s)", (dialect) => {
     await cron.tick();
     expect(enqueued).toHaveLength(1);
     const first = enqueued[0]?.inboundId ?? -1;
-    // The run's conversation, as the run processor opens it.
-    const { session } = await store.sessions.getOrCreateActive({ key: cronRunKey(id), platform: "telegram", chatId: "100", chatType: "group" });
+    const session = await store.sessions.active(cronRunKey(id));
+    if (!session) throw new Error("the run has no conversation");
 
     await clock.advance(MIN);
     await cron.tick();
@@ -109,6 +113,13 @@ describe.each(STORE_DIALECTS)("the cron scheduler (%s)", (dialect) => {
     expect(enqueued).toHaveLength(2);
     expect(await store.cronJobs.get(id)).toMatchObject({ lastStatus: "ran", runs: 2 });
     expect((await store.sessions.get(session.id))?.status).toBe("ended");
+    const fresh = await store.sessions.active(cronRunKey(id));
+    expect(fresh?.id).not.toBe(session.id);
+    expect(events.map((event) => [event.type, event.sessionId, event.reason])).toEqual([
+      ["session:start", session.id, undefined],
+      ["session:end", session.id, "cron"],
+      ["session:start", fresh?.id, undefined],
+    ]);
   });
 
   it("leaves no message of a slot open when two schedulers skip it together", async () => {

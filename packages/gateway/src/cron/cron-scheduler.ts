@@ -1,6 +1,8 @@
 import type { Logger } from "@hermes/agent";
 import type { CronJobRecord, Store } from "@hermes/store";
 import type { InboundMessage } from "../core/inbound.js";
+import type { HookPort } from "../core/ports.js";
+import { newSessionFor } from "../core/session-key.js";
 import type { PacerClock } from "../outbound/pacer-clock.js";
 import { onCronJobsChanged } from "./cron-changes.js";
 import { formatTime } from "./cron-jobs.js";
@@ -16,6 +18,8 @@ export interface CronSchedulerOptions {
   /** Jobs of platforms this process does not run are left to the process that does (the console's to `npm run chat`). */
   runsPlatform?: (platform: string) => boolean;
   logger: Logger;
+  /** session:end of the previous run's conversation and session:start of the new one, as for a chat's. */
+  hooks?: HookPort;
   /** Wall-clock time and timers; injectable for tests. */
   clock?: PacerClock;
   /** The longest sleep between looks at the jobs (default 10 s): jobs created by other processes are found then. */
@@ -134,10 +138,18 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       return;
     }
     if (!took || recorded.record.status !== "queued") return;
-    // Each run is a fresh conversation; the previous run is over (nothing else of the key is unanswered).
-    await store.sessions.end(key);
+    await freshSession(job, key, JSON.parse(recorded.record.payload) as InboundMessage, now);
     await options.queue.enqueue({ inboundId: recorded.record.id, sessionKey: key });
     logger.info("a scheduled task started a run", { jobId: job.id, slot, inboundId: recorded.record.id, sessionKey: key });
+  };
+
+  /** Each run is a fresh conversation; the previous run is over (nothing else of the key is unanswered). */
+  const freshSession = async (job: CronJobRecord, key: string, message: InboundMessage, now: number): Promise<void> => {
+    const base = { timestamp: now, sessionKey: key, platform: job.platform, chatId: job.chatId, userId: job.creatorId };
+    const ended = await store.sessions.end(key);
+    if (ended) await options.hooks?.emit({ ...base, type: "session:end", sessionId: ended.id, reason: "cron" });
+    const { session, created } = await store.sessions.getOrCreateActive(newSessionFor(message, key));
+    if (created) await options.hooks?.emit({ ...base, type: "session:start", sessionId: session.id });
   };
 
   const recordSlot = (job: CronJobRecord, slot: number, key: string, now: number) => {
