@@ -1,5 +1,6 @@
 import { randomInt } from "node:crypto";
 import type { ChatType, CronJobRecord, CronJobRepository, NewCronJob } from "@hermes/store";
+import { API_PLATFORM } from "../api/api-adapter.js";
 import { cronJobsChanged } from "./cron-changes.js";
 import { parseSchedule } from "./schedule.js";
 
@@ -30,6 +31,8 @@ export async function createCronJob(
   now: number,
   newId: () => string = newCronJobId,
 ): Promise<{ ok: true; job: NewCronJob } | { ok: false; error: string }> {
+  // An API request's answer goes back to its HTTP caller; a later run would have nobody to answer.
+  if (chat.platform === API_PLATFORM) return { ok: false, error: "Scheduled tasks post their answers into a chat; a conversation over the OpenAI-compatible API has no chat to post in." };
   const prompt = input.prompt.trim();
   if (prompt === "") return { ok: false, error: "The prompt is empty: say what should be done at each run." };
   if (prompt.length > MAX_PROMPT_CHARS) return { ok: false, error: `The prompt is too long (${prompt.length} characters; at most ${MAX_PROMPT_CHARS}).` };

@@ -56,6 +56,9 @@ describe("the cronjob tool", () => {
     // A scheduled run does not schedule more.
     const cronRun: RunCaller = { ...DM, sessionKey: "agent:main:cron:ab12cd34" };
     expect((await tool.handler({ action: "create", schedule: "in 1m", prompt: "again" }, context(cronRun))).content).toContain("cannot create");
+    // An API conversation has no chat for the answers of later runs.
+    const api: RunCaller = { platform: "api", userId: "client", chatId: "s1", chatType: "dm", sessionKey: "agent:main:api:dm:s1" };
+    expect((await tool.handler({ action: "create", schedule: "in 1m", prompt: "later" }, context(api))).content).toContain("no chat to post in");
     expect(await store.cronJobs.listAll()).toEqual([]);
   });
 });
