@@ -8,8 +8,11 @@ import type { StreamUpdate } from "../streaming/stream-update.js";
 import { API_PLATFORM, ApiAdapter } from "./api-adapter.js";
 import { chatCompletionsHandler, modelsHandler } from "./chat-completions.js";
 
-/** A request waits this long for its answer; then its run is stopped and it gets 504. */
-export const API_REQUEST_TIMEOUT_MS = 10 * 60_000;
+/**
+ * A request waits this long for its answer; then its run is stopped and it gets 504. Under the official OpenAI
+ * clients' default timeout (10 minutes), after which they would leave (stopping the run) and send the request again.
+ */
+export const API_REQUEST_TIMEOUT_MS = 9 * 60_000;
 
 /** Conversations sent along with stateless requests can be long; webhooks stay at the server's small limit. */
 const API_MAX_BODY_BYTES = 16 * 1024 * 1024;

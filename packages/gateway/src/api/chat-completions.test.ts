@@ -3,10 +3,12 @@ import os from "node:os";
 import path from "node:path";
 import { silentLogger } from "@hermes/agent";
 import { openStore, type Store } from "@hermes/store";
+import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { InboundMessage } from "../core/inbound.js";
 import { GatewayHttpServer } from "../http/http-server.js";
 import { ApiAdapter } from "./api-adapter.js";
+import { API_REQUEST_TIMEOUT_MS } from "./api-server.js";
 import { chatCompletionsHandler, modelsHandler } from "./chat-completions.js";
 
 const KEY = "unit-test-key-0123456789";
@@ -72,6 +74,8 @@ describe("the /v1 handlers", () => {
     const response = await post(hello);
     expect(response.status).toBe(503);
     expect(await response.json()).toMatchObject({ error: { type: "server_error", code: "unavailable" } });
+    // Nothing ran: a client may try again (the standby may be elected meanwhile).
+    expect(response.headers.get("x-should-retry")).toBeNull();
   });
 
   it("refuse a body that is not JSON and a malformed session id with 400, handing nothing on", async () => {
@@ -91,6 +95,15 @@ describe("the /v1 handlers", () => {
     expect(await response.json()).toMatchObject({ error: { type: "server_error", code: "timeout" } });
     expect(received.map((message) => ({ platform: message.platform, chat: message.chat, text: message.text }))).toEqual([{ platform: "api", chat: { id: "slow", type: "dm" }, text: "hello" }]);
     expect(stopped).toEqual(["agent:main:api:dm:slow"]);
+  });
+
+  it("tell the official client not to send a request again whose run may have happened, and time out before it does", async () => {
+    await startAdapter();
+    const client = new OpenAI({ apiKey: KEY, baseURL: base, maxRetries: 2 });
+    const failed = client.chat.completions.create({ model: "hermes", messages: [{ role: "user", content: "once only" }] }, { headers: { "x-hermes-session-id": "once" } });
+    await expect(failed).rejects.toMatchObject({ status: 504, code: "timeout" });
+    expect(received.map((message) => message.text)).toEqual(["once only"]);
+    expect(API_REQUEST_TIMEOUT_MS).toBeLessThan(OpenAI.DEFAULT_TIMEOUT);
   });
 
   it("give a stateless request a fresh conversation holding the earlier messages", async () => {

@@ -10,7 +10,7 @@ import type { StreamingHttpHandler } from "../http/http-server.js";
 import { API_PLATFORM, type ApiAdapter } from "./api-adapter.js";
 import { parseChatRequest, type ChatRequest } from "./chat-request.js";
 import { CompletionStream } from "./completion-stream.js";
-import { apiError, completionBody, completionUsage, modelList, type ApiError } from "./openai-format.js";
+import { apiError, completionBody, completionUsage, modelList, notToBeRetried, type ApiError, type ApiErrorKind } from "./openai-format.js";
 import { preloadHistory } from "./request-history.js";
 import { usageBetween, usageSnapshot } from "./run-usage.js";
 
@@ -34,6 +34,9 @@ export interface ApiRouteDeps {
 }
 
 const JSON_HEADERS = { "content-type": "application/json", "cache-control": "no-store" };
+
+/** Refusals of a request that never became a run: sending it again is safe (and may well succeed). */
+const STARTED_NO_RUN: ReadonlySet<ApiErrorKind> = new Set(["bad_request", "unauthorized", "session_busy", "rate_limited"]);
 
 /** `GET /v1/models`: the one model every name maps to. */
 export function modelsHandler(deps: Pick<ApiRouteDeps, "key" | "now">): HttpHandler {
@@ -76,11 +79,12 @@ export function chatCompletionsHandler(deps: ApiRouteDeps): StreamingHttpHandler
     if (outcome.kind === "abandoned") {
       if (gone.signal.aborted) return;
       const minutes = Math.round(deps.timeoutMs / 60_000);
-      const error = apiError("timeout", `No answer within ${minutes >= 1 ? `${minutes} minutes` : `${deps.timeoutMs} ms`}; the run was stopped.`);
+      const error = notToBeRetried(apiError("timeout", `No answer within ${minutes >= 1 ? `${minutes} minutes` : `${deps.timeoutMs} ms`}; the run was stopped.`));
       return stream ? stream.fail(error) : writeError(response, error);
     }
     if (outcome.kind === "error") {
-      const error = apiError(outcome.error, outcome.message);
+      const refused = apiError(outcome.error, outcome.message);
+      const error = STARTED_NO_RUN.has(outcome.error) ? refused : notToBeRetried(refused);
       return stream ? stream.fail(error) : writeError(response, error);
     }
     const usage = completionUsage(usageBetween(before, await usageSnapshot(deps.store, sessionKey)));
@@ -92,7 +96,7 @@ export function chatCompletionsHandler(deps: ApiRouteDeps): StreamingHttpHandler
       await handle(request, response);
     } catch (error) {
       deps.logger.error("an API request failed", { error });
-      writeError(response, apiError("internal", "The request failed inside the gateway; the operator's log has the cause."));
+      writeError(response, notToBeRetried(apiError("internal", "The request failed inside the gateway; the operator's log has the cause.")));
     }
   };
 }
@@ -136,7 +140,7 @@ function unauthorized(): ApiError {
 }
 
 function asResponse(error: ApiError): { status: number; body: string; headers: Record<string, string> } {
-  return { status: error.status, body: JSON.stringify(error.body), headers: error.status === 401 ? { ...JSON_HEADERS, "www-authenticate": "Bearer" } : JSON_HEADERS };
+  return { status: error.status, body: JSON.stringify(error.body), headers: { ...JSON_HEADERS, ...(error.status === 401 && { "www-authenticate": "Bearer" }), ...error.headers } };
 }
 
 function writeError(response: ServerResponse, error: ApiError): void {

@@ -37,7 +37,7 @@ export class CompletionStream {
   fail(error: ApiError): void {
     if (this.response.writableEnded || this.response.destroyed) return;
     if (!this.opened) {
-      this.response.writeHead(error.status, { "content-type": "application/json" }).end(JSON.stringify(error.body));
+      this.response.writeHead(error.status, { "content-type": "application/json", ...error.headers }).end(JSON.stringify(error.body));
       return;
     }
     this.response.end(sseEvent(error.body));

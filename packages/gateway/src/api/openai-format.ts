@@ -62,12 +62,21 @@ const ERRORS: Record<ApiErrorKind, { status: number; type: string; code: string 
 export interface ApiError {
   status: number;
   body: { error: { message: string; type: string; param: string | null; code: string } };
+  headers?: Record<string, string>;
 }
 
 /** OpenAI's error format, `{error: {message, type, param, code}}`, with its status. */
 export function apiError(kind: ApiErrorKind, message: string, param?: string): ApiError {
   const { status, type, code } = ERRORS[kind];
   return { status, body: { error: { message, type, param: param ?? null, code } } };
+}
+
+/**
+ * The official OpenAI clients send a request again after a 5xx (twice by default) unless told otherwise by this
+ * header: after an error that came once the agent may have run (tools included), a second run would repeat it.
+ */
+export function notToBeRetried(error: ApiError): ApiError {
+  return { ...error, headers: { ...error.headers, "x-should-retry": "false" } };
 }
 
 /** One server-sent event carrying `data` as JSON (or the literal `[DONE]`). */
