@@ -2,6 +2,7 @@ import type { Logger } from "@hermes/agent";
 import type { Store } from "@hermes/store";
 import type { GatewayConfig } from "../config/gateway-config.js";
 import type { PlatformAdapter } from "../core/adapter.js";
+import { bearerMatches } from "../http/bearer-token.js";
 import type { GatewayHttpServer } from "../http/http-server.js";
 import { StreamListener } from "../streaming/stream-channel.js";
 import type { StreamUpdate } from "../streaming/stream-update.js";
@@ -14,7 +15,7 @@ import { chatCompletionsHandler, modelsHandler } from "./chat-completions.js";
  */
 export const API_REQUEST_TIMEOUT_MS = 9 * 60_000;
 
-/** Conversations sent along with stateless requests can be long; webhooks stay at the server's small limit. */
+/** Conversations sent along with stateless requests can be long; webhooks and callers without the key stay at the server's small limit. */
 const API_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 export interface ApiServer {
@@ -61,7 +62,7 @@ export function apiServerFor(config: Pick<GatewayConfig, "apiServerKey" | "redis
     registerRoutes(http) {
       http.route("GET", "/v1/models", modelsHandler({ key }));
       const handler = chatCompletionsHandler({ key, adapter, store: deps.store, logger, timeoutMs: deps.timeoutMs ?? API_REQUEST_TIMEOUT_MS });
-      http.streamingRoute("POST", "/v1/chat/completions", handler, { maxBodyBytes: API_MAX_BODY_BYTES });
+      http.streamingRoute("POST", "/v1/chat/completions", handler, { bodyLimit: { maxBodyBytes: API_MAX_BODY_BYTES, grantedTo: (headers) => bearerMatches(headers.authorization, key) } });
     },
     withAdapter,
     remaking: (make) => make && (async () => withAdapter(await make())),

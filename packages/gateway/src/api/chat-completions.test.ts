@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { InboundMessage } from "../core/inbound.js";
 import { GatewayHttpServer } from "../http/http-server.js";
 import { ApiAdapter } from "./api-adapter.js";
-import { API_REQUEST_TIMEOUT_MS } from "./api-server.js";
+import { API_REQUEST_TIMEOUT_MS, apiServerFor } from "./api-server.js";
 import { chatCompletionsHandler, modelsHandler } from "./chat-completions.js";
 
 const KEY = "unit-test-key-0123456789";
@@ -116,5 +116,24 @@ describe("the /v1 handlers", () => {
     const history = session ? await store.messages.history(session.id) : [];
     expect(history.map((entry) => entry.role)).toEqual(["user", "user", "assistant"]);
     expect(JSON.stringify(history)).toContain("Be terse.");
+  });
+});
+
+describe("the API's routes on the gateway HTTP server", () => {
+  it("read a big body only from a caller with the key (a stranger stays at the server's small limit)", async () => {
+    const api = apiServerFor({ apiServerKey: KEY, redisUrl: undefined }, { store, logger: silentLogger, stopRun: async () => {} });
+    const small = new GatewayHttpServer({ host: "127.0.0.1", port: 0, logger: silentLogger, maxBodyBytes: 1_000 });
+    api?.registerRoutes(small);
+    const { port } = await small.start();
+    try {
+      const long = { model: "hermes", messages: [{ role: "user", content: "x".repeat(5_000) }] };
+      const send = (authorization: string): Promise<Response> =>
+        fetch(`http://127.0.0.1:${port}/v1/chat/completions`, { method: "POST", headers: { authorization, "content-type": "application/json" }, body: JSON.stringify(long) });
+      expect((await send("Bearer not-the-key-at-all")).status).toBe(413);
+      // Read whole and judged: the adapter is not started here, so a standby's 503.
+      expect((await send(`Bearer ${KEY}`)).status).toBe(503);
+    } finally {
+      await small.stop();
+    }
   });
 });

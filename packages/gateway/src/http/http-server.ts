@@ -9,7 +9,13 @@ import type { HttpHandler, HttpRequestInfo } from "../core/adapter.js";
  */
 export type StreamingHttpHandler = (request: HttpRequestInfo, response: http.ServerResponse) => Promise<void>;
 
-type Route = { kind: "plain"; handler: HttpHandler; maxBodyBytes?: number } | { kind: "streaming"; handler: StreamingHttpHandler; maxBodyBytes?: number };
+/** A bigger body limit for one route, granted only to the requests `grantedTo` admits by their headers (say a key). */
+export interface BodyLimitGrant {
+  maxBodyBytes: number;
+  grantedTo: (headers: Readonly<Record<string, string>>) => boolean;
+}
+
+type Route = { kind: "plain"; handler: HttpHandler } | { kind: "streaming"; handler: StreamingHttpHandler; bodyLimit?: BodyLimitGrant };
 
 export interface HttpServerOptions {
   host: string;
@@ -36,9 +42,12 @@ export class GatewayHttpServer {
     this.routes.set(`${method} ${path}`, { kind: "plain", handler });
   }
 
-  /** A route whose handler writes the response itself; `maxBodyBytes` overrides the server's limit for it. */
-  streamingRoute(method: "GET" | "POST", path: string, handler: StreamingHttpHandler, options: { maxBodyBytes?: number } = {}): void {
-    this.routes.set(`${method} ${path}`, { kind: "streaming", handler, ...(options.maxBodyBytes !== undefined && { maxBodyBytes: options.maxBodyBytes }) });
+  /**
+   * A route whose handler writes the response itself. `bodyLimit` raises the server's limit for the requests it admits;
+   * anyone else is still read only up to the small limit, so a stranger cannot make the server hold big bodies.
+   */
+  streamingRoute(method: "GET" | "POST", path: string, handler: StreamingHttpHandler, options: { bodyLimit?: BodyLimitGrant } = {}): void {
+    this.routes.set(`${method} ${path}`, { kind: "streaming", handler, ...(options.bodyLimit && { bodyLimit: options.bodyLimit }) });
   }
 
   async start(): Promise<{ host: string; port: number }> {
@@ -76,15 +85,16 @@ export class GatewayHttpServer {
       return;
     }
     try {
-      const body = await readBody(request, route.maxBodyBytes ?? this.maxBodyBytes);
-      if (body === undefined) {
-        response.writeHead(413, { "content-type": "text/plain" }).end("request body too large\n");
-        return;
-      }
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(request.headers)) {
         if (typeof value === "string") headers[name] = value;
         else if (Array.isArray(value)) headers[name] = value.join(", ");
+      }
+      const grant = route.kind === "streaming" ? route.bodyLimit : undefined;
+      const body = await readBody(request, grant?.grantedTo(headers) === true ? grant.maxBodyBytes : this.maxBodyBytes);
+      if (body === undefined) {
+        response.writeHead(413, { "content-type": "text/plain" }).end("request body too large\n");
+        return;
       }
       if (route.kind === "streaming") {
         await route.handler({ headers, rawBody: body }, response);
