@@ -102,6 +102,31 @@ describe("scheduled tasks on Telegram (grammY against the stand-in)", () => {
   });
 });
 
+describe("scheduled tasks of a person no longer allowed", () => {
+  it("skips the job of a creator whose pairing was revoked, while an allowed creator's job runs", async () => {
+    h = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7" });
+    const store = h.gateway.store;
+    await store.pairing.approve({ platform: "telegram", userId: "9" }, Date.now());
+    await store.pairing.revoke("telegram", "9");
+    const revoked = { id: "rev0ked1", platform: "telegram", chatId: "900", chatType: "dm" as const, creatorId: "9", sessionKey: "agent:main:telegram:dm:900", schedule: "every 1h", kind: "every" as const, prompt: "say secret", nextRunAt: Date.now() - 1_000, createdAt: Date.now() - 3_600_000 };
+    await store.cronJobs.create(revoked);
+
+    // The allowed person's job, due after the revoked one's slot, wakes the scheduler and shows it has looked.
+    h.llm.enqueue(
+      { kind: "tools", calls: [{ name: "cronjob", arguments: { action: "create", schedule: "in 1s", prompt: "say ping" } }] },
+      { kind: "text", text: "Scheduled." },
+      { kind: "text", text: "pong" },
+    );
+    await h.adapter.userSays("ping me in 1s");
+    await vi.waitFor(() => expect(h?.adapter.texts("100")).toEqual(["Scheduled.", "pong"]), SLOW_MACHINE);
+
+    expect(await store.cronJobs.get(revoked.id)).toMatchObject({ lastStatus: "skipped", runs: 0 });
+    expect(h.adapter.texts("900")).toEqual([]);
+    expect(h.llm.requests).toHaveLength(3);
+    expect(JSON.stringify(h.llm.requests)).not.toContain("say secret");
+  });
+});
+
 describe("hermes cron (the CLI against the state database)", () => {
   it("lists every job as JSON and removes one by id; an unknown id exits 1", async () => {
     const home = await mkdtemp(path.join(os.tmpdir(), "hermes-cron-cli-"));

@@ -20,9 +20,10 @@ let enqueued: Array<{ inboundId: number; sessionKey: string }>;
 let active: boolean;
 let events: GatewayEvent[];
 
-function scheduler(runsPlatform?: (platform: string) => boolean): CronScheduler {
+function scheduler(runsPlatform?: (platform: string) => boolean, creatorAllowed?: (platform: string, userId: string) => Promise<boolean>): CronScheduler {
   const made = createCronScheduler({
     store,
+    creatorAllowed,
     queue: { enqueue: async (job) => void enqueued.push(job) },
     isActive: () => active,
     runsPlatform,
@@ -176,6 +177,24 @@ describe.each(STORE_DIALECTS)("the cron scheduler (%s)", (dialect) => {
     await cron.tick();
     expect(enqueued).toHaveLength(1);
     expect(await store.cronJobs.get(id)).toMatchObject({ lastStatus: "ran", nextRunAt: T0 + 70 * MIN, runs: 1 });
+  });
+
+  it("skips the slots of a job whose creator is no longer allowed, and runs it again once they are", async () => {
+    const id = await job("every 10m");
+    let allowed = false;
+    const asked: string[] = [];
+    const cron = scheduler(undefined, async (platform, userId) => (asked.push(`${platform}:${userId}`), allowed));
+    await clock.advance(10 * MIN);
+    await cron.tick();
+    expect(asked).toEqual(["telegram:7"]);
+    expect(enqueued).toEqual([]);
+    expect(await store.inbound.unanswered(cronRunKey(id))).toBe(0);
+    expect(await store.cronJobs.get(id)).toMatchObject({ lastStatus: "skipped", nextRunAt: T0 + 20 * MIN, runs: 0 });
+    allowed = true;
+    await clock.advance(10 * MIN);
+    await cron.tick();
+    expect(enqueued).toHaveLength(1);
+    expect(await store.cronJobs.get(id)).toMatchObject({ lastStatus: "ran", nextRunAt: T0 + 30 * MIN, runs: 1 });
   });
 
   it("takes no slot while the gateway is not the active one", async () => {

@@ -17,6 +17,11 @@ export interface CronSchedulerOptions {
   isActive: () => boolean;
   /** Jobs of platforms this process does not run are left to the process that does (the console's to `npm run chat`). */
   runsPlatform?: (platform: string) => boolean;
+  /**
+   * Whether the job's creator may still use the bot (allowlist or pairing): a job outlives a `hermes pairing revoke`,
+   * and its runs must not go on in the name of someone the operator shut out. Absent: everyone may.
+   */
+  creatorAllowed?: (platform: string, userId: string) => Promise<boolean>;
   logger: Logger;
   /** session:end of the previous run's conversation and session:start of the new one, as for a chat's. */
   hooks?: HookPort;
@@ -123,6 +128,13 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       return;
     }
     const nextRunAt = nextSlotAfter(job, now);
+    if (options.creatorAllowed && !(await options.creatorAllowed(job.platform, job.creatorId))) {
+      // Skipped, not removed: the job runs again if its creator is approved again, and the operator still sees it.
+      if (await store.cronJobs.advance(job.id, slot, { nextRunAt, lastRunAt: now, lastStatus: "skipped" })) {
+        logger.warn("a scheduled task's slot was skipped: its creator is no longer allowed to use the bot", { jobId: job.id, slot });
+      }
+      return;
+    }
     // The slot's message is saved before the slot is claimed, so a crash in between leaves it to the start-up's
     // recovery instead of losing the run; its id makes a second save of the slot (another scheduler's) a no-op.
     const recorded = await recordSlot(job, slot, key, now);
