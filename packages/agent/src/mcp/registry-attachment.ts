@@ -3,25 +3,40 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { McpServerConnection } from "./server-connection.js";
 import { mcpToolDefinition } from "./tool-definition.js";
 
+/**
+ * OpenAI refuses a request offering more than 128 tools, and every request of every chat would offer them all: MCP
+ * tools stop joining a registry that holds this many, which leaves room for the tools a run adds of its own
+ * (delegate_task, the memory tools of its scope).
+ */
+export const MAX_REGISTRY_TOOLS = 120;
+
 /** Keeps one agent's registry holding exactly the tools each MCP server lists now. */
 export class RegistryAttachment {
   private readonly registered = new Map<string, string[]>();
-  private readonly reportedClashes = new Set<string>();
+  private readonly reported = new Set<string>();
 
   constructor(private readonly registry: ToolRegistry, private readonly logger: Logger) {}
 
   sync(connection: McpServerConnection): void {
     for (const name of this.registered.get(connection.name) ?? []) this.registry.unregister(name);
     const names: string[] = [];
+    const leftOver: string[] = [];
     for (const tool of connection.listedTools) {
       const definition = mcpToolDefinition(connection, tool);
       if (this.registry.has(definition.name)) {
         // Another tool (built-in, or an MCP tool whose name sanitizes the same) keeps the name; this one stays out.
-        this.reportClash(connection.name, tool.name, definition.name);
+        this.report(`${connection.name}:${tool.name}`, "MCP tool left out: its name is taken by another tool", { mcpServer: connection.name, mcpTool: tool.name, tool: definition.name });
+        continue;
+      }
+      if (this.registry.names().length >= MAX_REGISTRY_TOOLS) {
+        leftOver.push(tool.name);
         continue;
       }
       this.registry.register(definition);
       names.push(definition.name);
+    }
+    if (leftOver.length > 0) {
+      this.report(`${connection.name}:${leftOver.length}`, "MCP tools left out: the agent offers at most this many tools", { mcpServer: connection.name, maxTools: MAX_REGISTRY_TOOLS, leftOut: leftOver.length });
     }
     this.registered.set(connection.name, names);
   }
@@ -31,10 +46,10 @@ export class RegistryAttachment {
     this.registered.clear();
   }
 
-  private reportClash(server: string, tool: string, name: string): void {
-    const key = `${server}:${tool}`;
-    if (this.reportedClashes.has(key)) return;
-    this.reportedClashes.add(key);
-    this.logger.warn("MCP tool left out: its name is taken by another tool", { mcpServer: server, mcpTool: tool, tool: name });
+  /** Once per distinct case, since every reconnect and list_changed syncs again. */
+  private report(key: string, message: string, fields: Record<string, unknown>): void {
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.logger.warn(message, fields);
   }
 }
