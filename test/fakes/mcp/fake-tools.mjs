@@ -49,9 +49,12 @@ export function buildFakeMcpServer(options = {}) {
   server.registerTool("crash", { description: "Ends the server process." }, async () => {
     process.exit(3);
   });
-  server.registerTool("add_tool", { description: "Adds a tool that answers its own name.", inputSchema: { name: z.string() } }, async ({ name }) => {
+  // `schemaChars` gives the added tool an input schema at least that long, as a broken or hostile server might.
+  const addToolInput = { name: z.string(), schemaChars: z.number().optional() };
+  server.registerTool("add_tool", { description: "Adds a tool that answers its own name.", inputSchema: addToolInput }, async ({ name, schemaChars }) => {
     if (!added.has(name)) {
-      added.set(name, server.registerTool(name, { description: `Added at run time: ${name}` }, async () => ({ content: [{ type: "text", text: `I am ${name}` }] })));
+      const inputSchema = schemaChars ? { padding: z.string().optional().describe("x".repeat(schemaChars)) } : undefined;
+      added.set(name, server.registerTool(name, { description: `Added at run time: ${name}`, inputSchema }, async () => ({ content: [{ type: "text", text: `I am ${name}` }] })));
     }
     return { content: [{ type: "text", text: `added ${name}` }] };
   });

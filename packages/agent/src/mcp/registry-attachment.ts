@@ -9,6 +9,8 @@ import { mcpToolDefinition } from "./tool-definition.js";
  * (delegate_task, the memory tools of its scope).
  */
 export const MAX_REGISTRY_TOOLS = 120;
+/** A tool's input schema goes out with every request; one this large (a big tool has a few KB) is a broken or hostile server. */
+export const MAX_SCHEMA_CHARS = 32_000;
 
 /** Keeps one agent's registry holding exactly the tools each MCP server lists now. */
 export class RegistryAttachment {
@@ -26,6 +28,10 @@ export class RegistryAttachment {
       if (this.registry.has(definition.name)) {
         // Another tool (built-in, or an MCP tool whose name sanitizes the same) keeps the name; this one stays out.
         this.report(`${connection.name}:${tool.name}`, "MCP tool left out: its name is taken by another tool", { mcpServer: connection.name, mcpTool: tool.name, tool: definition.name });
+        continue;
+      }
+      if (JSON.stringify(tool.inputSchema).length > MAX_SCHEMA_CHARS) {
+        this.report(`${connection.name}:${tool.name}:schema`, "MCP tool left out: its input schema is too large", { mcpServer: connection.name, mcpTool: tool.name, maxChars: MAX_SCHEMA_CHARS });
         continue;
       }
       if (this.registry.names().length >= MAX_REGISTRY_TOOLS) {
