@@ -94,6 +94,19 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
       await expect(store.cronJobs.due(now, 0)).rejects.toThrow(RangeError);
     });
 
+    it("finds only the due jobs of the platforms asked for", async () => {
+      const { store } = await fixtures.openNew();
+      const now = fixtures.now();
+      await created(store, "console1", { platform: "console", nextRunAt: now - 10 * MINUTE });
+      await created(store, "telegra1", { platform: "telegram", nextRunAt: now - MINUTE });
+      await created(store, "discord1", { platform: "discord", nextRunAt: now });
+      const ids = async (platforms?: readonly string[]): Promise<string[]> => (await store.cronJobs.due(now, 10, platforms)).map((due) => due.id);
+      expect(await ids()).toEqual(["console1", "telegra1", "discord1"]);
+      expect(await ids(["telegram", "discord"])).toEqual(["telegra1", "discord1"]);
+      expect(await ids(["slack"])).toEqual([]);
+      expect(await ids([])).toEqual([]);
+    });
+
     it("moves a slot only from the expected one, counting runs that ran, and ends a one-shot", async () => {
       const { store } = await fixtures.openNew();
       const now = fixtures.now();

@@ -15,10 +15,11 @@ export interface CronJobRepository {
   /** Whether a job went. */
   remove(id: string): Promise<boolean>;
   /**
-   * The jobs whose slot is at or before `now`, the earliest first (ties by id), at most `limit`. `due(
+   * The jobs whose slot is at or before `now`, the earliest first (ties by id), at most `limit`; given `platforms`,
+   * only theirs (a scheduler's, so overdue jobs of a platform it does not run never fill its batch). `due(
    * Number.MAX_SAFE_INTEGER, 1)` is the job due next, for a scheduler to sleep until it.
    */
-  due(now: number, limit: number): Promise<CronJobRecord[]>;
+  due(now: number, limit: number, platforms?: readonly string[]): Promise<CronJobRecord[]>;
   /**
    * Compare-and-set on the slot: moves the job only while its next run is still `expectedNextRunAt` (null matches a
    * job with none), so of two schedulers taking one slot exactly one gets true. Counts a run when `lastStatus` is
@@ -77,14 +78,14 @@ export function createCronJobRepository(ctx: StoreContext): CronJobRepository {
       return (await exec.run(db.deleteFrom("cron_jobs").where("id", "=", id))).changes > 0;
     },
 
-    async due(now, limit) {
+    async due(now, limit, platforms) {
       const take = Math.floor(limit);
       if (!Number.isSafeInteger(take) || take < 1) throw new RangeError(`due limit must be a positive integer, got ${String(limit)}`);
+      if (platforms?.length === 0) return [];
+      let query = db.selectFrom("cron_jobs").selectAll().where("next_run_at", "<=", now);
+      if (platforms !== undefined) query = query.where("platform", "in", [...platforms]);
       const rows = await exec.all(
-        db
-          .selectFrom("cron_jobs")
-          .selectAll()
-          .where("next_run_at", "<=", now)
+        query
           .orderBy("next_run_at")
           .orderBy("id")
           // Written into the SQL: SQLite runs ORDER BY … LIMIT several times slower with a bound limit.

@@ -15,8 +15,8 @@ export interface CronSchedulerOptions {
   queue: { enqueue(job: { inboundId: number; sessionKey: string }): Promise<unknown> };
   /** Slots are taken only while this is true (the active gateway); a standby only looks again a second later. */
   isActive: () => boolean;
-  /** Jobs of platforms this process does not run are left to the process that does (the console's to `npm run chat`). */
-  runsPlatform?: (platform: string) => boolean;
+  /** The platforms this process runs: others' jobs are left to the process that does (the console's to `npm run chat`). */
+  platforms?: () => readonly string[];
   /**
    * Whether the job's creator may still use the bot (allowlist or pairing): a job outlives a `hermes pairing revoke`,
    * and its runs must not go on in the name of someone the operator shut out. Absent: everyone may.
@@ -41,7 +41,6 @@ export interface CronScheduler {
   stop(): Promise<void>;
 }
 
-// Large, because the due jobs of platforms another process runs come first and are left alone.
 const DUE_BATCH = 200;
 const INACTIVE_RECHECK_MS = 1_000;
 const HOUR_MS = 3_600_000;
@@ -101,18 +100,18 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const look = async (): Promise<number> => {
     if (!options.isActive()) return INACTIVE_RECHECK_MS;
     const now = clock.now();
-    const due = await store.cronJobs.due(now, DUE_BATCH);
-    const ours = due.filter((job) => options.runsPlatform?.(job.platform) ?? true);
-    for (const job of ours) {
+    const platforms = options.platforms?.();
+    const due = await store.cronJobs.due(now, DUE_BATCH, platforms);
+    for (const job of due) {
       try {
         await takeSlot(job, now);
       } catch (error) {
         logger.error("a scheduled task could not be started", { jobId: job.id, error });
       }
     }
-    // A full batch may hide more due jobs; one of only others' jobs would come back the same at once.
-    if (due.length === DUE_BATCH && ours.length > 0) return 0;
-    const [next] = await store.cronJobs.due(Number.MAX_SAFE_INTEGER, 1);
+    // A full batch may hide more due jobs.
+    if (due.length === DUE_BATCH) return 0;
+    const [next] = await store.cronJobs.due(Number.MAX_SAFE_INTEGER, 1, platforms);
     if (next?.nextRunAt == null || next.nextRunAt <= now) return pollMs;
     return Math.min(pollMs, Math.max(0, next.nextRunAt - clock.now()));
   };

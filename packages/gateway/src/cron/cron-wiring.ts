@@ -2,7 +2,7 @@ import type { Store } from "@hermes/store";
 import { isAllowlisted, type AllowedUsersLike } from "../auth/allowlist.js";
 import { createCronScheduler, type CronSchedulerOptions } from "./cron-scheduler.js";
 
-type CronWiringDeps = Pick<CronSchedulerOptions, "queue" | "isActive" | "runsPlatform" | "logger" | "hooks"> & {
+type CronWiringDeps = Pick<CronSchedulerOptions, "queue" | "isActive" | "platforms" | "logger" | "hooks"> & {
   store: CronSchedulerOptions["store"] & Pick<Store, "pairing">;
   /** HERMES_ALLOWED_USERS: with the pairing approvals, who may still have their jobs run. */
   allowedUsers: AllowedUsersLike;
