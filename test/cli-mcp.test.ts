@@ -144,4 +144,18 @@ describe("hermes doctor with MCP servers", () => {
     expect(run.stdout).not.toContain(SECRET);
     expect(run.code).toBe(1);
   });
+
+  it("names an HTTP server by its address without the URL's query, which may carry a key", async () => {
+    const web = await startFakeMcpHttpServer();
+    try {
+      const env = await homeWith("doctor-http", [`web: { url: ${JSON.stringify(`${web.url}?api_key=query-key-9921`)} }`]);
+      const run = await runCli(["doctor", "--json"], { env: { ...env, HERMES_HTTP_PORT: "0" }, timeoutMs: 40_000 });
+      const report = JSON.parse(run.stdout) as { checks: Array<{ name: string; status: string; detail: string }> };
+      const check = report.checks.find((entry) => entry.name === "mcp:web");
+      expect(check).toMatchObject({ status: "ok", detail: expect.stringContaining(`connected (${new URL(web.url).origin}`) as unknown as string });
+      expect(run.stdout).not.toContain("query-key-9921");
+    } finally {
+      await web.close();
+    }
+  });
 });

@@ -33,6 +33,7 @@ export { McpManager, type McpManagerOptions } from "./manager.js";
 export type { RestartBackoff } from "./server-connection.js";
 export type { CircuitBreakerOptions } from "./circuit-breaker.js";
 export { mcpToolName } from "./tool-name.js";
+export { describeUrl as describeMcpUrl } from "./transports.js";
 export {
   DEFAULT_MCP_TIMEOUT_MS,
   isStdioServer,
