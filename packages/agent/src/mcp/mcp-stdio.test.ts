@@ -76,6 +76,22 @@ describe("McpManager over stdio", () => {
     expect(JSON.stringify(logger.entries)).not.toContain("s3cret-token-value");
   });
 
+  it("starts a stdio server without the gateway's own environment, whose secrets it has no business seeing", async () => {
+    process.env.HERMES_TEST_GATEWAY_SECRET = "gateway-only-secret-77";
+    try {
+      const mcp = manager({ servers: [stdioServer({ env: { GIVEN: "given-value" } })] });
+      await mcp.start();
+      const registry = new ToolRegistry();
+      mcp.attach(registry);
+      const value = async (name: string): Promise<string> => (await call(registry, "mcp_fake_env_value", { name })).content;
+      expect(await value("HERMES_TEST_GATEWAY_SECRET")).toBe("(unset)");
+      expect(await value("GIVEN")).toBe("given-value");
+      expect(await value("PATH")).toBe(process.env.PATH);
+    } finally {
+      delete process.env.HERMES_TEST_GATEWAY_SECRET;
+    }
+  });
+
   it("keeps image content as image parts of the tool result the model gets", async () => {
     const mcp = manager();
     await mcp.start();
