@@ -157,6 +157,17 @@ describe("McpManager over stdio", () => {
     expect(secondPid).not.toBe(firstPid);
   });
 
+  it("leaves no server process behind once closed", async () => {
+    const mcp = manager();
+    await mcp.start();
+    const registry = new ToolRegistry();
+    mcp.attach(registry);
+    const pid = Number((await call(registry, "mcp_fake_whoami")).content);
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    await mcp.close();
+    expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: "ESRCH" }));
+  });
+
   it("hides a lost server's tools from the model until it is back", async () => {
     const mcp = manager({ restartBackoff: { initialMs: 60_000, maxMs: 60_000 } });
     await mcp.start();
