@@ -1,9 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { parseChatRequest } from "./chat-request.js";
+import { MAX_REQUEST_MESSAGES, parseChatRequest } from "./chat-request.js";
 
 const user = (content: unknown) => ({ role: "user", content });
 
 describe("parseChatRequest", () => {
+  it("takes a history up to the message limit and refuses a longer one, naming the session header", () => {
+    const turns = (count: number) => Array.from({ length: count }, (_, index) => user(`message ${index}`));
+    const longest = parseChatRequest({ messages: turns(MAX_REQUEST_MESSAGES) });
+    expect(longest.ok && longest.request.history.length).toBe(MAX_REQUEST_MESSAGES - 1);
+    const tooLong = parseChatRequest({ messages: turns(MAX_REQUEST_MESSAGES + 1) });
+    expect(tooLong).toMatchObject({ ok: false, param: "messages" });
+    expect(!tooLong.ok && tooLong.message).toContain("X-Hermes-Session-Id");
+  });
+
   it("takes the last user message as the prompt and the earlier ones as the history", () => {
     const parsed = parseChatRequest({
       model: "gpt-4o",

@@ -25,6 +25,12 @@ export const DEFAULT_MODEL_ID = "hermes";
 
 const USER_ID = /^[A-Za-z0-9_.@-]{1,64}$/;
 
+/**
+ * A stateless request's history is written into a fresh transcript in one go, on the gateway's event loop (SQLite is
+ * synchronous), and read back by the run: a few hundred thousand tiny messages would stall every chat for seconds.
+ */
+export const MAX_REQUEST_MESSAGES = 1_000;
+
 /** Reads a chat completion request; anything the gateway cannot honour is a clear error naming the field. */
 export function parseChatRequest(body: unknown): ChatRequestParse {
   if (!isRecord(body)) return { ok: false, message: "The request body must be a JSON object." };
@@ -59,6 +65,9 @@ export function parseChatRequest(body: unknown): ChatRequestParse {
 
 function parseMessages(value: unknown): { ok: true; turns: ChatTurn[] } | { ok: false; message: string; param: string } {
   if (!Array.isArray(value) || value.length === 0) return { ok: false, message: "`messages` must be a non-empty array.", param: "messages" };
+  if (value.length > MAX_REQUEST_MESSAGES) {
+    return { ok: false, message: `\`messages\` holds ${value.length} messages, more than ${MAX_REQUEST_MESSAGES}: send longer conversations with X-Hermes-Session-Id, one new message at a time.`, param: "messages" };
+  }
   const turns: ChatTurn[] = [];
   for (const [index, message] of value.entries()) {
     const param = `messages[${index}]`;
