@@ -73,6 +73,23 @@ describe("McpManager over HTTP", () => {
     expect(await call(registry, "mcp_web_echo", { text: "three" })).toMatchObject({ content: "echo: three" });
   });
 
+  it("reconnects a session that held for a while after the first backoff step again, not a longer one", async () => {
+    let now = 1_000_000;
+    const http = await server();
+    const mcp = manager(http.url, { now: () => now });
+    await mcp.start();
+    const registry = new ToolRegistry();
+    mcp.attach(registry);
+    for (let restart = 0; restart < 2; restart += 1) {
+      http.forgetSessions();
+      await call(registry, "mcp_web_echo", { text: "x" });
+      // initialMs 20: the session had lasted longer than the longest delay (200 ms) each time.
+      expect({ restart, ...mcp.status()[0] }).toMatchObject({ restart, state: "retrying", retryAt: now + 20 });
+      await waitUntil(() => mcp.status()[0]?.state === "connected", "a new session");
+      now += 1_000;
+    }
+  });
+
   it("falls back to HTTP+SSE when the server answers the Streamable HTTP initialize with a 4xx", async () => {
     const http = await server({ mode: "sse" });
     const mcp = manager(http.url);

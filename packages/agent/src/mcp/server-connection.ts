@@ -220,16 +220,21 @@ export class McpServerConnection {
 
   private lost(client: Client, stderr: StderrTail | undefined): void {
     if (client !== this.client || this.phase === "closed") return;
-    this.client = undefined;
-    if (this.options.now() - this.connectedAt >= this.maxDelay()) this.failedAttempts = 0;
-    this.fail(withStderr("connection closed", stderr));
-    this.notify();
+    this.disconnected(withStderr("connection closed", stderr));
   }
 
   private dropConnection(client: Client, reason: string): void {
     if (client !== this.client) return;
+    // Unset first: closing the client calls its onclose (lost()) at once, which must not count this loss again.
     this.client = undefined;
     void client.close().catch(() => undefined);
+    this.disconnected(reason);
+  }
+
+  private disconnected(reason: string): void {
+    this.client = undefined;
+    // A connection that held for a while was a success: the backoff starts again from its first step.
+    if (this.options.now() - this.connectedAt >= this.maxDelay()) this.failedAttempts = 0;
     this.fail(reason);
     this.notify();
   }
