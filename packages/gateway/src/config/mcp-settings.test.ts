@@ -96,6 +96,13 @@ describe("config.yaml mcp_servers", () => {
     expect(parsed.issues).toEqual([{ setting: "mcp_servers.s.env.TOKEN", message: `must be a string, number or boolean (${FILE} line 5)` }]);
   });
 
+  it("refuses a header value with a line break and an env value with a NUL, without quoting either", () => {
+    const parsed = parse('mcp_servers:\n  s: { url: "https://a.test/mcp", headers: { X-Key: "line-secret\\r\\nX-Evil: 1" } }\n  t: { command: x, env: { K: "nul-secret\\0" } }\n');
+    expect(parsed.issues.map((issue) => issue.setting)).toEqual(["mcp_servers.s.headers.X-Key", "mcp_servers.t.env.K"]);
+    expect(parsed.issues[0]?.message).toMatch(/^must not hold control characters/);
+    expect(JSON.stringify(parsed.issues)).not.toMatch(/line-secret|nul-secret/);
+  });
+
   it("refuses a value that is not a mapping", () => {
     expect(parse("mcp_servers: [a, b]\n").issues).toEqual([
       { setting: "mcp_servers", message: expect.stringContaining("must be a mapping of server names to settings") as unknown as string },

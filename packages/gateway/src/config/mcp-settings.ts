@@ -100,7 +100,8 @@ class EntryReader {
     for (const field of HTTP_FIELDS) if (this.fields.has(field)) this.fail(field, "is only for HTTP servers (with `url`), not for one started with `command`");
     const command = this.text("command");
     const args = this.args();
-    const env = this.stringMap("env", /^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
+    // A NUL byte makes spawn throw with the value in its message, which the masks would not recognise.
+    const env = this.stringMap("env", { names: /^[A-Za-z_][A-Za-z0-9_]*$/, what: "an environment variable name", badValue: /\0/ });
     const cwd = this.fields.has("cwd") ? this.text("cwd") : undefined;
     if (command === undefined) return undefined;
     return {
@@ -115,7 +116,8 @@ class EntryReader {
   private http(): McpServerTransportSettings | undefined {
     for (const field of STDIO_FIELDS) if (this.fields.has(field)) this.fail(field, "is only for stdio servers (with `command`), not for one reached by `url`");
     const url = this.text("url");
-    const headers = this.stringMap("headers", /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "an HTTP header name");
+    // A line break in a value could never be sent (fetch refuses it, quoting the value), so it is refused here.
+    const headers = this.stringMap("headers", { names: /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, what: "an HTTP header name", badValue: /[\0-\x08\x0a-\x1f\x7f]/ });
     if (url === undefined) return undefined;
     if (!URL.canParse(url) || !["http:", "https:"].includes(new URL(url).protocol)) {
       this.fail("url", "must be an http:// or https:// URL, like https://tools.example.com/mcp");
@@ -167,7 +169,7 @@ class EntryReader {
   }
 
   /** `env` or `headers`: names checked, values never quoted (they are secrets). */
-  private stringMap(field: string, namePattern: RegExp, what: string): Record<string, string> | undefined {
+  private stringMap(field: string, rules: { names: RegExp; what: string; badValue: RegExp }): Record<string, string> | undefined {
     if (!this.fields.has(field)) return undefined;
     const node = this.fields.get(field);
     if (node === null || (isScalar(node) && node.value === null)) return undefined;
@@ -179,8 +181,9 @@ class EntryReader {
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : "";
       const text = scalarText(pair.value);
-      if (!namePattern.test(key)) this.fail(`${field}.${key}`, `is not ${what}`, pair.key);
+      if (!rules.names.test(key)) this.fail(`${field}.${key}`, `is not ${rules.what}`, pair.key);
       else if (text === undefined) this.fail(`${field}.${key}`, "must be a string, number or boolean", pair.key);
+      else if (rules.badValue.test(text)) this.fail(`${field}.${key}`, "must not hold control characters (line breaks, NUL)", pair.key);
       else values[key] = text;
     }
     return values;
