@@ -127,6 +127,29 @@ describe("scheduled tasks of a person no longer allowed", () => {
   });
 });
 
+describe("removing a scheduled task in the chat", () => {
+  it("stops the task's run in progress, which the chat's /stop does not reach", async () => {
+    h = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7" });
+    h.llm.enqueue(
+      { kind: "tools", calls: [{ name: "cronjob", arguments: { action: "create", schedule: "in 1s", prompt: "say ping" } }] },
+      { kind: "text", text: "Scheduled." },
+      { kind: "hang" },
+    );
+    await h.adapter.userSays("ping me in 1s");
+    await vi.waitFor(() => expect(h?.llm.requests).toHaveLength(3), SLOW_MACHINE);
+    const [job] = await h.gateway.store.cronJobs.listAll();
+    const key = `agent:main:cron:${job?.id}`;
+    expect(await h.gateway.store.inbound.unanswered(key)).toBe(1);
+
+    await h.adapter.userSays("/stop");
+    await h.adapter.userSays(`/cron remove ${job?.id.toUpperCase()}`);
+    await h.gateway.waitIdle(key);
+    expect(h.adapter.texts("100")).toEqual(["Scheduled.", "Nothing to stop: I'm not working on anything.", `Removed the scheduled task ${job?.id.toUpperCase()} and stopped its run in progress.`]);
+    expect(await h.gateway.store.cronJobs.listAll()).toEqual([]);
+    expect(await h.gateway.store.inbound.unanswered(key)).toBe(0);
+  });
+});
+
 describe("hermes cron (the CLI against the state database)", () => {
   it("lists every job as JSON and removes one by id; an unknown id exits 1", async () => {
     const home = await mkdtemp(path.join(os.tmpdir(), "hermes-cron-cli-"));

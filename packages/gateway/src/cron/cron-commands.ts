@@ -1,5 +1,5 @@
 import type { CommandDefinition } from "../commands/types.js";
-import { isCronRunKey } from "./cron-run-key.js";
+import { cronRunKey, isCronRunKey } from "./cron-run-key.js";
 import { createCronJob, describeJob, describeJobList, removeCronJob } from "./cron-jobs.js";
 import { parseCronCommand } from "./cron-command-args.js";
 
@@ -19,8 +19,15 @@ export const cronCommands: CommandDefinition[] = [
           return command.error;
         case "list":
           return describeJobList(await jobs.listForChat(chat.platform, chat.chatId));
-        case "remove":
-          return (await removeCronJob(jobs, chat, command.id)) ? `Removed the scheduled task ${command.id}.` : `No scheduled task ${command.id} in this chat. Send /cron to list them.`;
+        case "remove": {
+          if (!(await removeCronJob(jobs, chat, command.id))) return `No scheduled task ${command.id} in this chat. Send /cron to list them.`;
+          // Its run has a key of its own, which the chat's /stop does not reach: removing the task is how to stop it.
+          const key = cronRunKey(command.id.toLowerCase());
+          if ((await context.store.inbound.unanswered(key)) === 0) return `Removed the scheduled task ${command.id}.`;
+          await context.store.inbound.cancelQueued(key);
+          await context.queue.stop(key);
+          return `Removed the scheduled task ${command.id} and stopped its run in progress.`;
+        }
         case "create": {
           if (isCronRunKey(context.sessionKey)) return "A scheduled task cannot create scheduled tasks.";
           const created = await createCronJob(
