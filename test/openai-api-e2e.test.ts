@@ -166,6 +166,26 @@ describe("the OpenAI-compatible API", () => {
     expect(next.choices[0]?.message.content).toBe("Here now.");
   });
 
+  it("does not run, after a restart, a request whose caller the stopped gateway had (nobody waits for its answer)", async () => {
+    const { harness, client } = await startApi();
+    const session = { headers: { "X-Hermes-Session-Id": "trip" } };
+    harness.llm.enqueue({ kind: "hang", afterText: "Booking" }, { kind: "text", text: "Booked the next one." });
+    const first = client.chat.completions.create({ model: "hermes", messages: [{ role: "user", content: "Book the flight." }] }, session).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await waitUntil(() => harness.llm.requests.length === 1, "the run to call the model");
+    await harness.restart({ drainMs: 0 });
+    expect(await first).toMatchObject({ status: 503 });
+    expect(await harness.gateway.store.inbound.unanswered("agent:main:api:dm:trip")).toBe(0);
+
+    const address = harness.gateway.httpAddress;
+    const again = new OpenAI({ apiKey: KEY, baseURL: `http://127.0.0.1:${address?.port ?? 0}/v1`, maxRetries: 0 });
+    const next = await again.chat.completions.create({ model: "hermes", messages: [{ role: "user", content: "Book the next one." }] }, session);
+    expect(next.choices[0]?.message.content).toBe("Booked the next one.");
+    expect(harness.llm.requests).toHaveLength(2);
+  });
+
   it("answers a request over HERMES_RATE_LIMIT with OpenAI's 429 error", async () => {
     const { harness, client } = await startApi({ HERMES_RATE_LIMIT: "1" });
     harness.llm.enqueue({ kind: "text", text: "One." });

@@ -28,6 +28,12 @@ export interface ApiServer {
   withAdapter(adapters: readonly PlatformAdapter[]): PlatformAdapter[];
   /** Wraps `remakeAdapters` (a gateway elected again) so the remade list has this adapter too. */
   remaking(make: (() => Promise<PlatformAdapter[]>) | undefined): (() => Promise<PlatformAdapter[]>) | undefined;
+  /**
+   * The unfinished messages a gateway finds as it becomes active, less the API's, which it cancels (and stops, should a
+   * worker still run one): their callers were connected to a gateway that is gone, or to this one before it stepped
+   * down (answered 503 then), so running them now would answer nobody and repeat their tools' work.
+   */
+  withoutAbandoned<T extends { id: number; platform: string; sessionKey?: string }>(records: readonly T[]): Promise<T[]>;
 }
 
 export interface ApiServerDeps {
@@ -66,5 +72,14 @@ export function apiServerFor(config: Pick<GatewayConfig, "apiServerKey" | "redis
     },
     withAdapter,
     remaking: (make) => make && (async () => withAdapter(await make())),
+    async withoutAbandoned(records) {
+      const abandoned = records.filter((record) => record.platform === API_PLATFORM);
+      for (const record of abandoned) {
+        await deps.store.inbound.setStatus(record.id, "cancelled");
+        if (record.sessionKey !== undefined) await deps.stopRun(record.sessionKey);
+      }
+      if (abandoned.length > 0) logger.info("API requests a stopped gateway left unanswered are not run (their callers are gone)", { count: abandoned.length });
+      return records.filter((record) => record.platform !== API_PLATFORM);
+    },
   };
 }

@@ -159,7 +159,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     takeOverClaims: claimTakeover({ deliveries: store.deliveries, owner: delivery.owner, platforms: () => [...adapters.keys()], logger }),
     recover: async () => {
       // Another platform's messages belong to the process that runs it (`npm run chat` beside `npm start` runs the console only).
-      const pending = (await store.inbound.unfinished(10_000)).filter((record) => adapters.has(record.platform));
+      const unfinished = (await store.inbound.unfinished(10_000)).filter((record) => adapters.has(record.platform));
+      const pending = api ? await api.withoutAbandoned(unfinished) : unfinished;
       if (pending.length > 0) logger.info("recovering unfinished messages", { count: pending.length });
       await gateway.recover(pending);
     },
