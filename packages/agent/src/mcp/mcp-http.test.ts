@@ -30,6 +30,16 @@ function manager(url: string, options: Partial<McpManagerOptions> = {}): McpMana
   return made;
 }
 
+/** A started fake server, a started manager connected to it, and a registry its tools are attached to. */
+async function attached(options: Partial<McpManagerOptions> = {}): Promise<{ http: FakeMcpHttpServer; mcp: McpManager; registry: ToolRegistry }> {
+  const http = await server();
+  const mcp = manager(http.url, options);
+  await mcp.start();
+  const registry = new ToolRegistry();
+  mcp.attach(registry);
+  return { http, mcp, registry };
+}
+
 async function call(registry: ToolRegistry, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
   const tool = registry.get(name);
   if (!tool) throw new Error(`no tool ${name}; registered: ${registry.names().join(", ")}`);
@@ -50,22 +60,14 @@ describe("McpManager over HTTP", () => {
   });
 
   it("follows list_changed over Streamable HTTP", async () => {
-    const http = await server();
-    const mcp = manager(http.url);
-    await mcp.start();
-    const registry = new ToolRegistry();
-    mcp.attach(registry);
+    const { registry } = await attached();
     await call(registry, "mcp_web_add_tool", { name: "extra" });
     await waitUntil(() => registry.has("mcp_web_extra"), "the added tool in the registry");
     expect(await call(registry, "mcp_web_extra")).toMatchObject({ content: "I am extra" });
   });
 
   it("starts a new session when a restarted server has forgotten the old one (404)", async () => {
-    const http = await server();
-    const mcp = manager(http.url);
-    await mcp.start();
-    const registry = new ToolRegistry();
-    mcp.attach(registry);
+    const { http, mcp, registry } = await attached();
     expect(await call(registry, "mcp_web_echo", { text: "one" })).toMatchObject({ content: "echo: one" });
     http.forgetSessions();
     expect(await call(registry, "mcp_web_echo", { text: "two" })).toMatchObject({ isError: true, content: expect.stringContaining("HTTP 404") });
@@ -75,11 +77,7 @@ describe("McpManager over HTTP", () => {
 
   it("reconnects a session that held for a while after the first backoff step again, not a longer one", async () => {
     let now = 1_000_000;
-    const http = await server();
-    const mcp = manager(http.url, { now: () => now });
-    await mcp.start();
-    const registry = new ToolRegistry();
-    mcp.attach(registry);
+    const { http, mcp, registry } = await attached({ now: () => now });
     for (let restart = 0; restart < 2; restart += 1) {
       http.forgetSessions();
       await call(registry, "mcp_web_echo", { text: "x" });
@@ -126,11 +124,7 @@ describe("McpManager over HTTP", () => {
 
   it("opens the circuit after 3 failed calls, answers at once, and lets a probe through after 60 s", async () => {
     let now = 1_000_000;
-    const http = await server();
-    const mcp = manager(http.url, { now: () => now });
-    await mcp.start();
-    const registry = new ToolRegistry();
-    mcp.attach(registry);
+    const { http, mcp, registry } = await attached({ now: () => now });
 
     http.failToolCalls = true;
     for (let i = 0; i < 3; i += 1) {
