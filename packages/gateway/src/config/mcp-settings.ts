@@ -7,7 +7,8 @@ import type { McpServerSettings, McpServerTransportSettings } from "./gateway-co
 export const MCP_SERVERS_KEY = "mcp_servers";
 export const DEFAULT_MCP_TIMEOUT_S = 60;
 const MAX_TIMEOUT_S = 3_600;
-const SERVER_NAME = /^[A-Za-z0-9_-]+$/;
+/** Tool names are cut to 64 characters: a longer server name would leave too little of its tools' names to tell apart. */
+const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 const STDIO_FIELDS = ["command", "args", "env", "cwd"] as const;
 const HTTP_FIELDS = ["url", "headers"] as const;
 const COMMON_FIELDS = ["timeout_s", "enabled"] as const;
@@ -39,7 +40,7 @@ export function readMcpServers(node: unknown, context: McpYamlContext): McpServe
     const setting = `${MCP_SERVERS_KEY}.${name}`;
     const where = `${context.file} line ${context.lineOf(pair.key)}`;
     if (!SERVER_NAME.test(name)) {
-      issues.push({ setting, message: `a server name may use only letters, digits, "_" and "-" (${where})` });
+      issues.push({ setting, message: `a server name has 1 to 32 letters, digits, "_" or "-" (${where})` });
       continue;
     }
     if (seen.has(name)) {
