@@ -93,11 +93,13 @@ describe("ApiAdapter", () => {
     expect(await submit(request("m2", "c2"))).toMatchObject({ kind: "error", error: "run_failed" });
   });
 
-  it("refuses a second request of a conversation while one is answered", async () => {
+  it("refuses a second request of a conversation while one is answered, and stops the run of one a stop cut short", async () => {
     const first = submit(request("m1"));
     expect(await submit(request("m2"))).toMatchObject({ kind: "error", error: "session_busy" });
     await adapter.stop();
     expect(await first).toMatchObject({ kind: "error", error: "unavailable" });
+    // Told to come back later, the caller gets no answer from the run: it is stopped, not left to drain.
+    expect(stopped).toEqual(["agent:main:api:dm:c1"]);
     expect(await submit(request("m3"))).toMatchObject({ kind: "error", error: "unavailable" });
   });
 

@@ -37,6 +37,7 @@ interface PendingRequest {
   inboundId?: number;
   inbound: Promise<number | undefined>;
   settle(outcome: ApiOutcome): void;
+  stopRun(): void;
 }
 
 type Origin = { kind: "mine"; delivery: DeliveryRecord; status?: string } | { kind: "gateway"; status?: string } | { kind: "other" };
@@ -70,7 +71,11 @@ export class ApiAdapter implements PlatformAdapter {
 
   async stop(): Promise<void> {
     this.receive = undefined;
-    for (const request of [...this.pending.values()]) request.settle({ kind: "error", error: "unavailable", message: SHUTTING_DOWN });
+    // Their callers are told now, so nobody would get the answers: the runs are stopped rather than drained.
+    for (const request of [...this.pending.values()]) {
+      request.settle({ kind: "error", error: "unavailable", message: SHUTTING_DOWN });
+      request.stopRun();
+    }
     const source = this.source;
     this.source = undefined;
     await source?.close();
@@ -92,6 +97,9 @@ export class ApiAdapter implements PlatformAdapter {
     let settled = false;
     // A command's output may be on its way out before the message's id is looked up: it waits for the id.
     let inboundKnown!: (id: number | undefined) => void;
+    const stopRun = (): void => {
+      this.deps.stopRun(call.sessionKey).catch((error: unknown) => this.deps.logger.warn("could not stop the run of an abandoned API request", { sessionKey: call.sessionKey, error }));
+    };
     const request: PendingRequest = {
       messageId: call.message.messageId,
       ...(call.onStreamText && { onStreamText: call.onStreamText }),
@@ -104,11 +112,9 @@ export class ApiAdapter implements PlatformAdapter {
         if (this.pending.get(chatId) === request) this.pending.delete(chatId);
         resolve(result);
       },
+      stopRun,
     };
     this.pending.set(chatId, request);
-    const stopRun = (): void => {
-      this.deps.stopRun(call.sessionKey).catch((error: unknown) => this.deps.logger.warn("could not stop the run of an abandoned API request", { sessionKey: call.sessionKey, error }));
-    };
     const abandon = (): void => {
       request.settle({ kind: "abandoned" });
       stopRun();
