@@ -116,6 +116,15 @@ describe("ApiAdapter", () => {
     expect(await submit(request("m2"))).toEqual({ kind: "answer", text: "next answer" });
   });
 
+  it("ends a request whose hand-over to the gateway hangs once its caller leaves", async () => {
+    onReceive = () => new Promise<void>(() => {});
+    const caller = new AbortController();
+    const pending = submit(request("m1"), caller.signal);
+    await new Promise((resolve) => setImmediate(resolve));
+    caller.abort();
+    expect(await pending).toEqual({ kind: "abandoned" });
+  });
+
   it("hands nothing on for a caller that left before the request was submitted", async () => {
     const received: string[] = [];
     onReceive = async (message) => void received.push(message.messageId);

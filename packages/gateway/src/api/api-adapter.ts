@@ -120,17 +120,21 @@ export class ApiAdapter implements PlatformAdapter {
       stopRun();
     };
     call.signal.addEventListener("abort", abandon, { once: true });
-    try {
-      await receive(call.message);
-      // Left while the message was being queued: the stop above may have come before the run's job.
-      if (call.signal.aborted) stopRun();
-      request.inboundId = await this.inboundIdOf(call.message, call.sessionKey);
-      inboundKnown(request.inboundId);
-    } catch (error) {
-      inboundKnown(undefined);
-      this.deps.logger.error("an API request could not be handed to the gateway", { sessionKey: call.sessionKey, error });
-      request.settle({ kind: "error", error: "internal", message: "The request could not be accepted; the operator's log has the cause." });
-    }
+    // Not awaited: a hand-over that hangs (a command working inside it, a store that stalls) must not hold the answer
+    // past the caller leaving or the request's timeout.
+    void (async () => {
+      try {
+        await receive(call.message);
+        // Left while the message was being queued: the stop above may have come before the run's job.
+        if (call.signal.aborted) stopRun();
+        request.inboundId = await this.inboundIdOf(call.message, call.sessionKey);
+        inboundKnown(request.inboundId);
+      } catch (error) {
+        inboundKnown(undefined);
+        this.deps.logger.error("an API request could not be handed to the gateway", { sessionKey: call.sessionKey, error });
+        request.settle({ kind: "error", error: "internal", message: "The request could not be accepted; the operator's log has the cause." });
+      }
+    })();
     const result = await outcome;
     call.signal.removeEventListener("abort", abandon);
     return result;
