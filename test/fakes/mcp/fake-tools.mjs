@@ -17,10 +17,11 @@ export function buildFakeMcpServer(options = {}) {
 
   server.registerTool(
     "echo",
-    { description: "Echoes the text back.", inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } },
-    async ({ text }) => {
+    // `times` repeats the text, for answers larger than a client should take.
+    { description: "Echoes the text back.", inputSchema: { text: z.string(), times: z.number().optional() }, annotations: { readOnlyHint: true } },
+    async ({ text, times }) => {
       calls += 1;
-      return { content: [{ type: "text", text: `echo: ${text}` }] };
+      return { content: [{ type: "text", text: `echo: ${text.repeat(times ?? 1)}` }] };
     },
   );
   server.registerTool("add", { description: "Adds two numbers.", inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => {

@@ -88,6 +88,18 @@ describe("McpManager over HTTP", () => {
     }
   });
 
+  it("fails an answer larger than 10 MB instead of reading it into memory, and the server goes on answering", async () => {
+    const http = await server();
+    // An answer streamed as SSE cannot fail its request: it times out, so the timeout is short.
+    const mcp = manager(http.url, { servers: [{ name: "web", url: http.url, headers: { Authorization: SECRET }, timeoutMs: 3_000 }] });
+    await mcp.start();
+    const registry = new ToolRegistry();
+    mcp.attach(registry);
+    const huge = await call(registry, "mcp_web_echo", { text: "x".repeat(1_000), times: 11_000 });
+    expect(huge).toMatchObject({ isError: true, content: expect.stringMatching(/^MCP server "web" failed on echo: /) });
+    expect(await call(registry, "mcp_web_echo", { text: "small" })).toMatchObject({ content: "echo: small" });
+  });
+
   it("falls back to HTTP+SSE when the server answers the Streamable HTTP initialize with a 4xx", async () => {
     const http = await server({ mode: "sse" });
     const mcp = manager(http.url);

@@ -26,7 +26,28 @@ export function stdioTransport(config: McpStdioServerConfig): OpenedTransport {
 export function httpTransport(config: McpHttpServerConfig, kind: Exclude<McpTransportKind, "stdio">): OpenedTransport {
   const url = new URL(config.url);
   const requestInit: RequestInit = config.headers ? { headers: { ...config.headers } } : {};
-  return { transport: kind === "http" ? new StreamableHTTPClientTransport(url, { requestInit }) : new SSEClientTransport(url, { requestInit }) };
+  return { transport: kind === "http" ? new StreamableHTTPClientTransport(url, { requestInit, fetch: boundedFetch }) : new SSEClientTransport(url, { requestInit }) };
+}
+
+/** What the SDK lets a stdio server send in one message: a larger answer is a broken or hostile server. */
+export const MAX_HTTP_ANSWER_BYTES = 10 * 1024 * 1024;
+
+/**
+ * fetch whose successful POST answers (where Streamable HTTP results come, as JSON or an SSE stream) fail once they
+ * pass MAX_HTTP_ANSWER_BYTES, instead of being read into memory however large. The long-lived GET stream is left alone.
+ */
+export async function boundedFetch(input: string | URL, init?: RequestInit): Promise<Response> {
+  const response = await fetch(input, init);
+  if (init?.method !== "POST" || !response.ok || response.body === null) return response;
+  let received = 0;
+  const limit = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      received += chunk.byteLength;
+      if (received > MAX_HTTP_ANSWER_BYTES) controller.error(new Error(`the server's answer passed ${MAX_HTTP_ANSWER_BYTES / 1024 / 1024} MB`));
+      else controller.enqueue(chunk);
+    },
+  });
+  return new Response(response.body.pipeThrough(limit), { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** The MCP spec's backwards-compatibility rule: a 4xx answer to the Streamable HTTP initialize means an HTTP+SSE server. */
