@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { abortableSleep, type Logger, type ToolGate, type ToolStartEvent } from "@hermes/agent";
 import type { NewDelivery } from "@hermes/store";
 import type { InboundMessage } from "../core/inbound.js";
+import { API_PLATFORM } from "../api/api-adapter.js";
 import { RunAbortedError } from "../queue/types.js";
 import { approvalButtons, approvalPromptText, approvalSummary, duration } from "./approval-prompt.js";
 import type { ApprovalRequest, ApprovalsPort } from "./approval-types.js";
@@ -47,6 +48,12 @@ export function createApprovalGate(options: ApprovalGateOptions) {
 
   return (run: GatedRun) => async (event: ToolStartEvent): Promise<ToolGate> => {
     if (!options.tools.has(event.toolName)) return undefined;
+    // An API caller has no chat to see a prompt in nor a way to answer it: waiting out the timeout would only delay
+    // the same refusal.
+    if (run.target.platform === API_PLATFORM) {
+      options.onOutcome?.(event.toolName, "denied");
+      return { block: true, reason: `Nobody can approve ${event.toolName} calls over the OpenAI-compatible API, so this call did not run. Say so, and suggest doing it from a chat.` };
+    }
     try {
       if (await options.approvals.grantedForSession(run.sessionId, event.toolName, run.message.user.id)) return undefined;
       const summary = approvalSummary(event.toolName, event.arguments);

@@ -221,6 +221,13 @@ describe("asking before a tool call", () => {
     expect(outcomes).toEqual(["terminal:timed_out"]);
   });
 
+  it("refuses an approval tool at once over the OpenAI-compatible API, which cannot show a prompt", async () => {
+    const apiRun = { ...run(), target: { platform: "api", chatId: "r1" } };
+    expect(await gate()(apiRun)(terminalCall)).toEqual({ block: true, reason: expect.stringContaining("over the OpenAI-compatible API") });
+    expect(await store.deliveries.pending()).toEqual([]);
+    expect(outcomes).toEqual(["terminal:denied"]);
+  });
+
   it("refuses the call when asking fails, instead of running it unasked", async () => {
     const broken: ApprovalsPort = { ...store.approvals, create: () => Promise.reject(new Error("database is away")) };
     expect(await gate(broken)(run())(terminalCall)).toEqual({ block: true, reason: expect.stringContaining("could not be asked") });
