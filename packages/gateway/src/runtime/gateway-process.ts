@@ -3,15 +3,13 @@ import type { Logger, MetricsRegistry } from "@hermes/agent";
 import { createGatewayMemory, memoryStorageOf } from "../agent/memory-scopes.js";
 import { resolveModelName } from "../agent/model-names.js";
 import type { DeliveryRecord, Store } from "@hermes/store";
-import { authorize } from "../auth/authorize.js";
-import { isAllowlisted } from "../auth/allowlist.js";
-import { PairingService } from "../auth/pairing-service.js";
+import { messageAuthorizer } from "./authorize-message.js";
 import { openConfiguredStore } from "./open-configured-store.js";
 import type { ConfigIssue } from "../config/errors.js";
 import { configSecrets } from "../config/secrets.js";
 import type { GatewayConfig } from "../config/gateway-config.js";
 import type { PlatformAdapter } from "../core/adapter.js";
-import { Gateway, type AuthorizationResult } from "../core/gateway.js";
+import { Gateway } from "../core/gateway.js";
 import type { InboundMessage } from "../core/inbound.js";
 import { BUNDLED_HOOKS_DIR, HookRegistry } from "../hooks/index.js";
 import type { HookPort } from "../core/ports.js";
@@ -37,7 +35,6 @@ import { approvalToolsOf } from "../approval/approval-wiring.js";
 import { messageEditor } from "./message-editor.js";
 import { gatewayStreaming } from "./gateway-streaming.js";
 import { waitIdle } from "./wait-idle.js";
-import { API_PLATFORM } from "../api/api-adapter.js";
 import { apiServerFor } from "../api/api-server.js";
 import { startCronScheduling } from "../cron/cron-wiring.js";
 
@@ -131,16 +128,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
       if (outcome === "sent") void hooks.emit({ type: "message:sent", timestamp: Date.now(), platform: record.platform, chatId: record.chatId, sessionKey: full.sessionKey, text: record.text });
     },
   });
-  const pairing = new PairingService({ store: store.pairing, logger });
-
-  const authorizeMessage = async (message: InboundMessage): Promise<AuthorizationResult> => {
-    // The API key, checked before the message existed, is the caller's authorization.
-    if (message.platform === API_PLATFORM) return { kind: "allowed", via: "allowlist" };
-    const decision = await authorize(message, { allowed: config.allowedUsers, pairing, isApproved: (p, u) => store.pairing.isApproved(p, u), botName: config.botName });
-    if (decision.kind !== "allowed") return decision;
-    if (message.platform === "console") return { kind: "allowed", via: "console" };
-    return { kind: "allowed", via: isAllowlisted(config.allowedUsers, message.platform, message.user.id) ? "allowlist" : "paired" };
-  };
+  const authorizeMessage = messageAuthorizer(config, store, logger);
 
   const markDone = (message: InboundMessage): void => {
     const adapter = adapters.get(message.platform);
