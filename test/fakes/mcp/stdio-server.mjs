@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A stdio MCP server for the tests: `node test/fakes/mcp/stdio-server.mjs [--name <name>] [--exit-at-start]`.
+// A stdio MCP server for the tests: `node test/fakes/mcp/stdio-server.mjs [--name <name>] [--exit-at-start] [--change-during-list]`.
 // Its `env_value` tool answers an environment variable, so tests can check that configured env values reach it.
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
@@ -16,4 +16,17 @@ const server = buildFakeMcpServer({ name: nameAt >= 0 ? args[nameAt + 1] : "fake
 server.registerTool("env_value", { description: "The value of an environment variable.", inputSchema: { name: z.string() } }, async ({ name }) => ({
   content: [{ type: "text", text: process.env[name] ?? "(unset)" }],
 }));
-await server.connect(new StdioServerTransport());
+const transport = new StdioServerTransport();
+if (args.includes("--change-during-list")) {
+  // Adds a tool while answering the first tools/list, so its list_changed goes out before that (stale) list does.
+  const send = transport.send.bind(transport);
+  let changed = false;
+  transport.send = async (message, options) => {
+    if (!changed && Array.isArray(message.result?.tools)) {
+      changed = true;
+      server.registerTool("late", { description: "Added during the first listing." }, async () => ({ content: [{ type: "text", text: "late" }] }));
+    }
+    return send(message, options);
+  };
+}
+await server.connect(transport);

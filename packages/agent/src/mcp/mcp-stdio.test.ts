@@ -138,6 +138,15 @@ describe("McpManager over stdio", () => {
     expect(registry.has("mcp_fake_echo")).toBe(true);
   });
 
+  it("does not miss a list_changed the server sends while the first list is on its way", async () => {
+    const mcp = manager({ servers: [stdioServer({ args: [STDIO_SERVER, "--change-during-list"] })] });
+    await mcp.start();
+    const registry = new ToolRegistry();
+    mcp.attach(registry);
+    await waitUntil(() => registry.has("mcp_fake_late"), "the tool added during the first listing");
+    expect(await call(registry, "mcp_fake_late")).toMatchObject({ content: "late" });
+  });
+
   it("restarts a crashed stdio server with backoff and its tools come back", async () => {
     const mcp = manager();
     await mcp.start();

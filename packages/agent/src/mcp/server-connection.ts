@@ -56,6 +56,8 @@ export class McpServerConnection {
   private readonly logger: Logger;
   private readonly secrets: SecretMask;
   private toolListRequests = 0;
+  /** A list_changed came during the handshake, after which the list it got may already be stale. */
+  private changedWhileConnecting = false;
 
   constructor(readonly config: McpServerConfig, private readonly options: ServerConnectionOptions) {
     this.name = config.name;
@@ -105,6 +107,7 @@ export class McpServerConnection {
   async connect(): Promise<boolean> {
     if (this.phase === "disabled" || this.phase === "closed" || this.phase === "connecting" || this.phase === "connected") return this.phase === "connected";
     this.phase = "connecting";
+    this.changedWhileConnecting = false;
     this.retryAt = undefined;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
@@ -128,6 +131,7 @@ export class McpServerConnection {
     this.breaker.reset();
     this.logger.info("MCP server connected", { transport: this.transportKind, tools: this.tools.length });
     this.notify();
+    if (this.changedWhileConnecting) void this.refreshTools(opened.client);
     return true;
   }
 
@@ -189,9 +193,10 @@ export class McpServerConnection {
     const stderr = opened.stderr ? new StderrTail(opened.stderr, (line) => this.logger.debug("MCP server stderr", { line: this.secrets.mask(line) })) : undefined;
     try {
       const timeout = Math.max(this.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
+      // Listened for before the list is asked for: a change announced right around it must not be missed.
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refreshTools(client));
       await client.connect(opened.transport, { timeout });
       const tools = await listAllTools(client, timeout);
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refreshTools(client));
       client.onclose = () => this.lost(client, stderr);
       return { ok: true, client, tools };
     } catch (error) {
@@ -204,6 +209,7 @@ export class McpServerConnection {
   }
 
   private async refreshTools(client: Client): Promise<void> {
+    if (client === this.handshaking) this.changedWhileConnecting = true;
     if (client !== this.client) return;
     // Notifications can come in a burst: only the answer to the latest request may set the list.
     const request = ++this.toolListRequests;
