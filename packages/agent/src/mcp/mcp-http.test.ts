@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fauxAssistantMessage, fauxToolCall, type ToolResultMessage } from "@mariozechner/pi-ai";
 import { recordingLogger, type RecordingLogger } from "../../../../test/support/recording-logger.js";
 import { waitUntil } from "../../../../test/support/wait-until.js";
 import { startFakeMcpHttpServer, type FakeMcpHttpServer, type FakeMcpHttpServerOptions } from "../../../../test/fakes/mcp/http-server.js";
+import { fauxAgentFixture } from "../testing/faux.js";
 import { ToolRegistry } from "../tools/registry.js";
 import type { ToolResult } from "../tools/types.js";
 import { McpManager, type McpManagerOptions } from "./index.js";
@@ -57,6 +59,17 @@ describe("McpManager over HTTP", () => {
     expect(await call(registry, "mcp_web_echo", { text: "over http" })).toMatchObject({ content: "echo: over http" });
     expect(http.seenHeaders.get("authorization")).toEqual(new Set([SECRET]));
     expect(JSON.stringify(logger.entries)).not.toContain("hdr-s3cret");
+  });
+
+  it("answers an agent's calls of an HTTP server's tools in its run", async () => {
+    const { registry } = await attached();
+    const fx = await fauxAgentFixture();
+    cleanups.push(() => fx.cleanup());
+    const agent = await fx.make({ tools: registry });
+    fx.faux.setResponses([fauxAssistantMessage([fauxToolCall("mcp_web_add", { a: 2, b: 3 })], { stopReason: "toolUse" }), fauxAssistantMessage("five")]);
+    const result = await agent.run("add");
+    const answer = result.newMessages.find((message): message is ToolResultMessage => message.role === "toolResult");
+    expect(answer).toMatchObject({ isError: false, content: [{ type: "text", text: "5" }] });
   });
 
   it("follows list_changed over Streamable HTTP", async () => {
