@@ -2,7 +2,7 @@ import type { Message } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import { NO_VISION_MARKER } from "./attachment-content.js";
 import { noVisionNotice } from "./no-vision-notice.js";
-import { IMAGE_PLACEHOLDER, withoutImageData } from "./transcript-images.js";
+import { IMAGE_PLACEHOLDER, TOOL_IMAGE_PLACEHOLDER, withoutImageData } from "./transcript-images.js";
 
 const withImage: Message = {
   role: "user",
@@ -28,6 +28,23 @@ describe("withoutImageData", () => {
     const [user, assistant] = withoutImageData([withImage, answer]);
     expect(user).toEqual({ role: "user", content: `what is this?\n[Image: image, photo.jpg — saved at attachments/p.jpg; attached below]\n${IMAGE_PLACEHOLDER}`, timestamp: 1 });
     expect(assistant).toBe(answer);
+  });
+
+  it("stores a tool result's image (an MCP screenshot) as a text part, keeping its text", () => {
+    const screenshot: Message = {
+      role: "toolResult",
+      toolCallId: "c1",
+      toolName: "mcp_browser_screenshot",
+      content: [
+        { type: "text", text: "Captured the page." },
+        { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+      ],
+      isError: false,
+      timestamp: 3,
+    };
+    const [stored] = withoutImageData([screenshot]);
+    expect(stored).toEqual({ ...screenshot, content: [{ type: "text", text: "Captured the page." }, { type: "text", text: TOOL_IMAGE_PLACEHOLDER }] });
+    expect(JSON.stringify(stored)).not.toContain("iVBORw0KGgo");
   });
 });
 
