@@ -123,6 +123,11 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
       const skipped = { nextRunAt: now + 120 * MINUTE, lastRunAt: now + 60 * MINUTE, lastStatus: "skipped" } as const;
       expect(await store.cronJobs.advance("hourly01", now + 60 * MINUTE, skipped)).toBe(true);
       expect(await store.cronJobs.get("hourly01")).toMatchObject({ nextRunAt: now + 120 * MINUTE, lastStatus: "skipped", runs: 1 });
+      // Paused (its chat is gone): no next run, and no run counted.
+      await created(store, "paused01", { nextRunAt: now });
+      expect(await store.cronJobs.advance("paused01", now, { nextRunAt: null, lastRunAt: now, lastStatus: "paused" })).toBe(true);
+      expect(await store.cronJobs.get("paused01")).toMatchObject({ nextRunAt: null, lastRunAt: now, lastStatus: "paused", runs: 0 });
+      await store.cronJobs.remove("paused01");
       // A move to the slot it is at would let a second taker of that slot win too.
       expect(await store.cronJobs.advance("hourly01", now + 120 * MINUTE, { ...skipped, nextRunAt: now + 120 * MINUTE })).toBe(false);
 

@@ -139,6 +139,34 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
       expect(await store.deliveries.get(delivery.id)).toMatchObject({ status: "failed", attempts: 2, claimOwner: undefined, nextAttemptAt: undefined });
       expect(await store.deliveries.pending()).toEqual([]);
     });
+
+    it("tells how the last replies of a conversation ended, newest first, leaving out notices, other conversations and pending ones", async () => {
+      const { store } = await fixtures.openNew();
+      const key = "agent:main:cron:a1b2c3d4";
+      const reply: NewDelivery = { platform: "telegram", chatId: "42", sessionKey: key, text: "pong", kind: "reply" };
+      expect(await store.deliveries.lastFinalOutcomes(key, 3)).toEqual([]);
+      /** Enqueues a delivery and sends it or gives it up (one at a time: only a chat's oldest pending row is claimed). */
+      const settled = async (delivery: NewDelivery, error?: string): Promise<void> => {
+        const row = await store.deliveries.enqueue(delivery);
+        await claimed(store, "gateway", row.id);
+        if (error === undefined) expect(await store.deliveries.markSent(row.id, "gateway")).toBe(true);
+        else expect(await store.deliveries.recordFailure(row.id, "gateway", error, { final: true })).toBe(true);
+      };
+      await settled(reply, "400 Bad Request: chat not found");
+      await settled(reply);
+      await settled(reply, "403 Forbidden: bot was kicked from the group chat");
+      await settled({ ...reply, kind: "notice" });
+      await settled({ ...reply, sessionKey: "agent:main:cron:other001" });
+      await store.deliveries.enqueue(reply);
+
+      expect(await store.deliveries.lastFinalOutcomes(key, 3)).toEqual([
+        { status: "failed", lastError: "403 Forbidden: bot was kicked from the group chat" },
+        { status: "sent" },
+        { status: "failed", lastError: "400 Bad Request: chat not found" },
+      ]);
+      expect(await store.deliveries.lastFinalOutcomes(key, 1)).toEqual([{ status: "failed", lastError: "403 Forbidden: bot was kicked from the group chat" }]);
+      await expect(store.deliveries.lastFinalOutcomes(key, 0)).rejects.toThrow(RangeError);
+    });
   });
 
   describe("delivery claims", () => {

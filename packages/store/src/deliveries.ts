@@ -1,4 +1,4 @@
-import type { Selectable } from "kysely";
+import { sql, type Selectable } from "kysely";
 import type { DeliveriesTable } from "./database.js";
 import { decodeButtons, encodeButtons } from "./delivery-buttons.js";
 import {
@@ -17,7 +17,7 @@ import {
   type DeliveryValues,
 } from "./delivery-statements.js";
 import type { StoreContext } from "./store-context.js";
-import type { DeliveryRecord, DeliveryStatus, NewDelivery } from "./types.js";
+import type { DeliveryOutcome, DeliveryRecord, DeliveryStatus, NewDelivery } from "./types.js";
 
 export interface DeliveryClaimRequest {
   /** Who sends (one token per delivery service instance). */
@@ -76,6 +76,11 @@ export interface DeliveryRepository {
   releaseClaimsOfOthers(owner: string, platforms: readonly string[]): Promise<number>;
   /** The earliest future `nextAttemptAt` of a pending row of `platforms`, for a wake-up timer. */
   nextAttemptAt(platforms: readonly string[]): Promise<number | undefined>;
+  /**
+   * How the last `limit` replies (kind "reply") of `sessionKey` that are no longer pending ended, newest first: a
+   * scheduled task whose replies all fail for good has lost its chat.
+   */
+  lastFinalOutcomes(sessionKey: string, limit: number): Promise<DeliveryOutcome[]>;
 }
 
 const DEFAULT_PENDING_LIMIT = 100;
@@ -194,6 +199,23 @@ export function createDeliveryRepository(ctx: StoreContext): DeliveryRepository 
     async nextAttemptAt(platforms) {
       if (platforms.length === 0) return undefined;
       return (await exec.first(nextDue(db, { now: ctx.now() }, platforms)))?.at ?? undefined;
+    },
+
+    async lastFinalOutcomes(sessionKey, limit) {
+      const take = Math.floor(limit);
+      if (!Number.isSafeInteger(take) || take < 1) throw new RangeError(`outcome limit must be a positive integer, got ${String(limit)}`);
+      const rows = await exec.all(
+        db
+          .selectFrom("deliveries")
+          .select(["status", "last_error"])
+          .where("session_key", "=", sessionKey)
+          .where("kind", "=", "reply")
+          .where("status", "in", ["sent", "failed"])
+          .orderBy("id", "desc")
+          // Written into the SQL: SQLite runs ORDER BY … LIMIT several times slower with a bound limit.
+          .limit(sql.lit(take)),
+      );
+      return rows.map((row) => ({ status: row.status as DeliveryOutcome["status"], ...(row.last_error === null ? {} : { lastError: row.last_error }) }));
     },
   };
 }

@@ -127,6 +127,8 @@ describe("the statements of an answered message", () => {
     await store.cronJobs.advance("plan0001", now, { nextRunAt: now + 3_600_000, lastRunAt: now, lastStatus: "ran" });
     await store.cronJobs.advance("plan0001", null, { nextRunAt: now, lastRunAt: now, lastStatus: "skipped" });
     await store.cronJobs.remove("plan0001");
+    // Before a slot: whether the task's replies still reach its chat.
+    await store.deliveries.lastFinalOutcomes("agent:main:cron:plan0001", 3);
     const run = { parentSessionId: "s1", parentToolCallId: "c1", goal: "g", status: "done", summary: "s", steps: 1, inputTokens: 1, outputTokens: 1, costUsd: 0, startedAt: now, endedAt: now } as const;
     await store.subagentRuns.record({ ...run, id: "sub-1" });
     await store.subagentRuns.listForSession("s1");
@@ -137,7 +139,7 @@ describe("the statements of an answered message", () => {
     const sqlite = new BetterSqlite3(file, { readonly: true });
     try {
       const plans = [...preparedSql]
-        .filter((sql) => /"cron_jobs"|"subagent_runs"/.test(sql))
+        .filter((sql) => /"cron_jobs"|"subagent_runs"|from "deliveries" where "session_key"/.test(sql))
         .map((sql) => {
           const placeholders = sql.match(/\?/g)?.length ?? 0;
           return { sql, plan: sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array<null>(placeholders).fill(null)) as { detail: string }[] };
@@ -147,6 +149,8 @@ describe("the statements of an answered message", () => {
       expect(scans).toEqual([]);
       const due = plans.find(({ sql }) => /from "cron_jobs" where "next_run_at" <=/i.test(sql));
       expect(due?.plan.map((step) => step.detail).join("; ")).toContain("cron_jobs_due");
+      const outcomes = plans.find(({ sql }) => /from "deliveries" where "session_key" =/i.test(sql));
+      expect(outcomes?.plan.map((step) => step.detail).join("; ")).toContain("deliveries_by_session");
       expect(plans.filter(({ sql }) => /\blimit \?/i.test(sql))).toEqual([]);
     } finally {
       sqlite.close();

@@ -80,6 +80,12 @@ export interface InboundTraceContext {
 
 export type DeliveryStatus = "pending" | "sent" | "failed";
 
+/** How a delivery that is no longer pending ended: sent, or given up (with the last error). */
+export interface DeliveryOutcome {
+  status: "sent" | "failed";
+  lastError?: string;
+}
+
 /** A button under a delivered message; pressing it sends `value` (at most 64 bytes) as the presser's message. */
 export interface DeliveryButton {
   label: string;
@@ -161,8 +167,12 @@ export interface ApprovalDecision {
 
 export type CronJobKind = "cron" | "every" | "once";
 
-/** "ran": a run was started for the slot; "skipped": the job's previous run was still going; "missed": past due while down. */
-export type CronRunStatus = "ran" | "skipped" | "missed";
+/**
+ * "ran": a run was started for the slot; "skipped": the job's previous run was still going (or its creator is no longer
+ * allowed); "missed": past due while down; "paused": its last replies could not be delivered for good (its chat is
+ * gone), so it has no next run.
+ */
+export type CronRunStatus = "ran" | "skipped" | "missed" | "paused";
 
 /** A prompt a chat scheduled (the `cronjob` tool, `/cron create`). */
 export interface NewCronJob {

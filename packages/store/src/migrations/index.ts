@@ -11,6 +11,7 @@ import { memoryDocumentsMigration } from "./0009-memory-documents.js";
 import { sharedFilesMigration } from "./0010-shared-files.js";
 import { streamingApprovalsMigration } from "./0012-streaming-approvals.js";
 import { cronSubagentsMigration } from "./0013-cron-subagents.js";
+import { deliverySessionsMigration } from "./0014-delivery-sessions.js";
 
 /** Every schema version in order. Names sort in apply order; never rename or edit one that has shipped. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
@@ -27,6 +28,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   // 0011 is PostgreSQL's own 0011_search_folded (pg/migrations).
   ["0012_streaming_approvals", streamingApprovalsMigration],
   ["0013_cron_subagents", cronSubagentsMigration],
+  ["0014_delivery_sessions", deliverySessionsMigration],
 ];
 
 export function migrationNames(): string[] {

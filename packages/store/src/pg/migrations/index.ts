@@ -5,6 +5,7 @@ import { sharedFilesPostgresMigration } from "./0010-shared-files.js";
 import { searchFoldedMigration } from "./0011-search-folded.js";
 import { streamingApprovalsPostgresMigration } from "./0012-streaming-approvals.js";
 import { cronSubagentsPostgresMigration } from "./0013-cron-subagents.js";
+import { deliverySessionsPostgresMigration } from "./0014-delivery-sessions.js";
 
 /**
  * Every PostgreSQL schema version in order. Names sort in apply order; never rename or edit one that has shipped. A
@@ -18,6 +19,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ["0011_search_folded", searchFoldedMigration],
   ["0012_streaming_approvals", streamingApprovalsPostgresMigration],
   ["0013_cron_subagents", cronSubagentsPostgresMigration],
+  ["0014_delivery_sessions", deliverySessionsPostgresMigration],
 ];
 
 export function postgresMigrationNames(): string[] {
