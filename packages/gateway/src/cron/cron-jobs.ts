@@ -67,13 +67,15 @@ export async function removeCronJob(jobs: Pick<CronJobRepository, "get" | "remov
   return jobs.remove(job.id);
 }
 
+const PAUSED = "paused: its last answers could not be delivered (create it again to resume)";
+
 export function formatTime(at: number): string {
   return `${new Date(at).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
 export function describeJob(job: NewCronJob | CronJobRecord): string {
-  const next = job.nextRunAt === null ? "no more runs" : `next ${formatTime(job.nextRunAt)}`;
   const record = job as Partial<CronJobRecord>;
+  const next = job.nextRunAt !== null ? `next ${formatTime(job.nextRunAt)}` : record.lastStatus === "paused" ? PAUSED : "no more runs";
   const last = record.lastRunAt !== undefined ? `, last ${formatTime(record.lastRunAt)} (${record.lastStatus ?? "ran"})` : "";
   const excerpt = job.prompt.length > 80 ? `${job.prompt.slice(0, 79)}…` : job.prompt;
   return `${job.id} — ${job.schedule} — ${next}${last}: ${excerpt}`;

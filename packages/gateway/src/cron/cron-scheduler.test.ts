@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { silentLogger } from "@hermes/agent";
+import type { Logger } from "@hermes/agent";
 import type { Store } from "@hermes/store";
 import { STORE_DIALECTS, storeFixtures } from "../../../store/src/test-fixtures.js";
 import type { InboundMessage } from "../core/inbound.js";
 import type { GatewayEvent } from "../core/ports.js";
 import { ManualClock } from "../outbound/manual-clock.js";
-import { createCronJob, type CronChat } from "./cron-jobs.js";
+import { createCronJob, describeJobList, type CronChat } from "./cron-jobs.js";
 import { cronRunKey } from "./cron-run-key.js";
 import { createCronScheduler, type CronScheduler } from "./cron-scheduler.js";
 
@@ -19,6 +20,8 @@ let schedulers: CronScheduler[];
 let enqueued: Array<{ inboundId: number; sessionKey: string }>;
 let active: boolean;
 let events: GatewayEvent[];
+let warnings: Array<{ message: string; fields?: Record<string, unknown> }>;
+const warningLogger: Logger = { ...silentLogger, warn: (message, fields) => void warnings.push({ message, fields }), child: () => warningLogger };
 
 function scheduler(platforms?: () => readonly string[], creatorAllowed?: (platform: string, userId: string) => Promise<boolean>): CronScheduler {
   const made = createCronScheduler({
@@ -28,7 +31,7 @@ function scheduler(platforms?: () => readonly string[], creatorAllowed?: (platfo
     isActive: () => active,
     platforms,
     hooks: { emit: async (event) => (events.push(event), { blocked: false }) },
-    logger: silentLogger,
+    logger: warningLogger,
     clock,
     pollMs: 30_000,
   });
@@ -40,6 +43,17 @@ async function job(schedule: string, createdAt = T0): Promise<string> {
   const created = await createCronJob(store.cronJobs, CHAT, { schedule, prompt: "say ping" }, createdAt);
   if (!created.ok) throw new Error(created.error);
   return created.job.id;
+}
+
+/** Answers a started run with a reply to the job's chat that the outbox sent, or gave up on with `error`. */
+async function answer(run: { inboundId: number; sessionKey: string } | undefined, error?: string): Promise<void> {
+  if (!run) throw new Error("no run to answer");
+  await store.inbound.setStatus(run.inboundId, "answered");
+  const reply = await store.deliveries.enqueue({ inboundId: run.inboundId, sessionKey: run.sessionKey, platform: "telegram", chatId: "100", threadId: "5", text: "pong", kind: "reply" });
+  const claimed = await store.deliveries.claim({ owner: "outbox", platforms: ["telegram"], limit: 10, leaseMs: 30_000 });
+  expect(claimed.map((row) => row.id)).toEqual([reply.id]);
+  if (error === undefined) expect(await store.deliveries.markSent(reply.id, "outbox")).toBe(true);
+  else expect(await store.deliveries.recordFailure(reply.id, "outbox", error, { final: true })).toBe(true);
 }
 
 async function payloadOf(inboundId: number): Promise<InboundMessage> {
@@ -58,6 +72,7 @@ describe.each(STORE_DIALECTS)("the cron scheduler (%s)", (dialect) => {
     enqueued = [];
     active = true;
     events = [];
+    warnings = [];
   });
   afterEach(async () => {
     await Promise.all(schedulers.map((scheduler) => scheduler.stop()));
@@ -195,6 +210,49 @@ describe.each(STORE_DIALECTS)("the cron scheduler (%s)", (dialect) => {
     await cron.tick();
     expect(enqueued).toHaveLength(1);
     expect(await store.cronJobs.get(id)).toMatchObject({ lastStatus: "ran", nextRunAt: T0 + 30 * MIN, runs: 1 });
+  });
+
+  it("pauses a task whose last three answers could not be delivered for good, instead of starting another run", async () => {
+    const id = await job("every 1m");
+    const cron = scheduler();
+    const errors = ["400 Bad Request: chat not found", "403 Forbidden: bot was kicked from the group chat", "400 Bad Request: chat not found"];
+    for (const error of errors) {
+      await clock.advance(MIN);
+      await cron.tick();
+      await answer(enqueued.at(-1), error);
+    }
+    expect(enqueued).toHaveLength(3);
+
+    await clock.advance(MIN);
+    await cron.tick();
+    expect(enqueued).toHaveLength(3);
+    expect(await store.inbound.unanswered(cronRunKey(id))).toBe(0);
+    expect(await store.cronJobs.get(id)).toMatchObject({ nextRunAt: null, lastStatus: "paused", lastRunAt: T0 + 4 * MIN, runs: 3 });
+    expect(warnings).toEqual([
+      { message: expect.stringContaining("paused") as string, fields: expect.objectContaining({ jobId: id, lastDeliveryError: "400 Bad Request: chat not found" }) as Record<string, unknown> },
+    ]);
+    expect(describeJobList(await store.cronJobs.listForChat("telegram", "100"))).toContain(`${id} — every 1m — paused`);
+
+    // Paused for good: later looks start nothing.
+    await clock.advance(10 * MIN);
+    await cron.tick();
+    expect(enqueued).toHaveLength(3);
+    expect(warnings).toHaveLength(1);
+  });
+
+  it("keeps a task running while one of its last three answers was delivered", async () => {
+    const id = await job("every 1m");
+    const cron = scheduler();
+    for (const error of ["400 Bad Request: chat not found", undefined, "400 Bad Request: chat not found"]) {
+      await clock.advance(MIN);
+      await cron.tick();
+      await answer(enqueued.at(-1), error);
+    }
+    await clock.advance(MIN);
+    await cron.tick();
+    expect(enqueued).toHaveLength(4);
+    expect(await store.cronJobs.get(id)).toMatchObject({ nextRunAt: T0 + 5 * MIN, lastStatus: "ran", runs: 4 });
+    expect(warnings).toEqual([]);
   });
 
   it("takes no slot while the gateway is not the active one", async () => {

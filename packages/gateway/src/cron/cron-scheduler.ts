@@ -42,6 +42,8 @@ export interface CronScheduler {
 }
 
 const DUE_BATCH = 200;
+/** This many replies of a job's runs in a row failed for good: its chat is gone (the bot removed, the chat deleted). */
+const FAILED_REPLIES_TO_PAUSE = 3;
 const INACTIVE_RECHECK_MS = 1_000;
 const HOUR_MS = 3_600_000;
 
@@ -126,6 +128,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       await tellChat(job, `The scheduled task ${job.id} was due at ${formatTime(slot)}, but the bot was not running then, so it did not run: ${excerpt(job.prompt)}`);
       return;
     }
+    if (await pausedForLostChat(job, slot, key, now)) return;
     const nextRunAt = nextSlotAfter(job, now);
     if (options.creatorAllowed && !(await options.creatorAllowed(job.platform, job.creatorId))) {
       // Skipped, not removed: the job runs again if its creator is approved again, and the operator still sees it.
@@ -152,6 +155,24 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     await freshSession(job, key, JSON.parse(recorded.record.payload) as InboundMessage, now);
     await options.queue.enqueue({ inboundId: recorded.record.id, sessionKey: key });
     logger.info("a scheduled task started a run", { jobId: job.id, slot, inboundId: recorded.record.id, sessionKey: key });
+  };
+
+  /**
+   * Pauses a job whose last replies all failed for good instead of paying for another run nobody will read. Paused,
+   * not removed: the operator and the chat still see it (and why) until it is removed.
+   */
+  const pausedForLostChat = async (job: CronJobRecord, slot: number, key: string, now: number): Promise<boolean> => {
+    const outcomes = await store.deliveries.lastFinalOutcomes(key, FAILED_REPLIES_TO_PAUSE);
+    if (outcomes.length < FAILED_REPLIES_TO_PAUSE || outcomes.some((outcome) => outcome.status !== "failed")) return false;
+    if (await store.cronJobs.advance(job.id, slot, { nextRunAt: null, lastRunAt: now, lastStatus: "paused" })) {
+      logger.warn(`a scheduled task was paused: its last ${FAILED_REPLIES_TO_PAUSE} answers could not be delivered to its chat`, {
+        jobId: job.id,
+        platform: job.platform,
+        chatId: job.chatId,
+        lastDeliveryError: outcomes[0]?.lastError,
+      });
+    }
+    return true;
   };
 
   /** Each run is a fresh conversation; the previous run is over (nothing else of the key is unanswered). */
