@@ -1,19 +1,11 @@
 import { randomInt } from "node:crypto";
-import type { ChatType, CronJobRecord, CronJobRepository, NewCronJob } from "@hermes/store";
+import type { CronJobRecord, CronJobRepository, NewCronJob } from "@hermes/store";
 import { API_PLATFORM } from "../api/api-adapter.js";
 import { cronJobsChanged } from "./cron-changes.js";
 import { parseSchedule } from "./schedule.js";
 
 /** The chat a job is created in and for: its runs answer there, with the creator's authorization. */
-export interface CronChat {
-  platform: string;
-  chatId: string;
-  chatType: ChatType;
-  threadId?: string;
-  creatorId: string;
-  /** The conversation it was created in. */
-  sessionKey: string;
-}
+export type CronChat = Pick<NewCronJob, "platform" | "chatId" | "chatType" | "threadId" | "creatorId" | "sessionKey">;
 
 export const MAX_JOBS_PER_CHAT = 25;
 export const MAX_PROMPT_CHARS = 4_000;
