@@ -59,6 +59,14 @@ async function scheduleFromDm(telegram: FakeTelegram, harness: GatewayHarness, s
   await waitForSent(telegram, "Scheduled.");
 }
 
+/** What the gateway itself posts when the model creates a task: the chat hears of it whatever the model says. */
+function creationNotice(id: string | undefined, schedule: string): string {
+  return `Scheduled task ${id} created: ${schedule} — “say ping”. /cron remove ${id} cancels it.`;
+}
+function anyCreationNotice(schedule: string): unknown {
+  return expect.stringMatching(new RegExp(`^Scheduled task [a-z0-9]{8} created: ${schedule} — “say ping”\\. /cron remove [a-z0-9]{8} cancels it\\.$`));
+}
+
 function userTexts(request: RecordedRequest | undefined): string {
   return JSON.stringify((request?.messages ?? []).filter((m) => (m as { role: string }).role === "user"));
 }
@@ -85,7 +93,7 @@ describe("scheduled tasks on Telegram (grammY against the stand-in)", () => {
     const run = h.llm.requests[2];
     expect(userTexts(run)).toContain("say ping");
     expect(userTexts(run)).not.toContain("ping me");
-    expect(fake.sentTo(7).map((m) => m.visible)).toEqual(["Scheduled.", "pong"]);
+    expect(fake.sentTo(7).map((m) => m.visible)).toEqual([creationNotice(job?.id, "in 2s"), "Scheduled.", "pong"]);
   });
 
   it("delivers a job's answer exactly once across a gateway restart right after it was scheduled", async () => {
@@ -118,7 +126,7 @@ describe("scheduled tasks of a person no longer allowed", () => {
       { kind: "text", text: "pong" },
     );
     await h.adapter.userSays("ping me in 1s");
-    await vi.waitFor(() => expect(h?.adapter.texts("100")).toEqual(["Scheduled.", "pong"]), SLOW_MACHINE);
+    await vi.waitFor(() => expect(h?.adapter.texts("100")).toEqual([anyCreationNotice("in 1s"), "Scheduled.", "pong"]), SLOW_MACHINE);
 
     expect(await store.cronJobs.get(revoked.id)).toMatchObject({ lastStatus: "skipped", runs: 0 });
     expect(h.adapter.texts("900")).toEqual([]);
@@ -144,7 +152,7 @@ describe("removing a scheduled task in the chat", () => {
     await h.adapter.userSays("/stop");
     await h.adapter.userSays(`/cron remove ${job?.id.toUpperCase()}`);
     await h.gateway.waitIdle(key);
-    expect(h.adapter.texts("100")).toEqual(["Scheduled.", "Nothing to stop: I'm not working on anything.", `Removed the scheduled task ${job?.id.toUpperCase()} and stopped its run in progress.`]);
+    expect(h.adapter.texts("100")).toEqual([creationNotice(job?.id, "in 1s"), "Scheduled.", "Nothing to stop: I'm not working on anything.", `Removed the scheduled task ${job?.id.toUpperCase()} and stopped its run in progress.`]);
     expect(await h.gateway.store.cronJobs.listAll()).toEqual([]);
     expect(await h.gateway.store.inbound.unanswered(key)).toBe(0);
   });
@@ -219,7 +227,8 @@ describe("scheduled tasks with BullMQ workers (npm start and npm run worker on a
       await gateway.waitFor("a scheduled task started a run");
       expect(llm.requests).toHaveLength(3);
       expect(userTexts(llm.requests[2])).toContain("say ping");
-      expect(telegram.sentTo(7).map((m) => m.visible)).toEqual(["Scheduled.", "pong"]);
+      // The notice of the worker's tool call reached the chat through the gateway's outbox too.
+      expect(telegram.sentTo(7).map((m) => m.visible)).toEqual([anyCreationNotice("in 2s"), "Scheduled.", "pong"]);
       for (const app of apps) app.kill("SIGTERM");
       for (const app of apps) expect(await app.exited).toEqual({ code: 0, signal: null });
     } finally {

@@ -46,9 +46,9 @@ export interface AgentDeps {
   logger: Logger;
   /**
    * Search for session_search; memoryDocuments keeps memory when HERMES_DATABASE_URL is set; subagentRuns keeps the
-   * lineage of delegate_task.
+   * lineage of delegate_task; cronJobs and deliveries serve cronjob (which announces each task it creates in the chat).
    */
-  store: Pick<Store, "search" | "memoryDocuments" | "subagentRuns" | "cronJobs">;
+  store: Pick<Store, "search" | "memoryDocuments" | "subagentRuns" | "cronJobs" | "deliveries">;
   /** OpenTelemetry tracer for the agents; default the global provider's (set up by startTracing, or a no-op). */
   tracer?: Tracer;
   metrics?: AgentMetrics;
@@ -126,7 +126,7 @@ export async function createAgentPool(config: GatewayConfig, deps: AgentDeps): P
       for (const name of SKILL_TOOL_NAMES) if (!enabled.has(name)) registry.unregister(name);
     }
     if (enabled.has(SESSION_SEARCH_TOOL)) registry.register(sessionSearchTool(deps.store));
-    if (enabled.has(CRONJOB_TOOL)) registry.register(cronjobTool(deps.store.cronJobs));
+    if (enabled.has(CRONJOB_TOOL)) registry.register(cronjobTool(deps.store));
     const agent = await HermesAgent.create({
       model: binding,
       fallbackModel: fallback,

@@ -29,12 +29,16 @@ function context(caller?: RunCaller): ToolContext {
 
 describe("the cronjob tool", () => {
   it("creates a job for the caller's chat, lists it there, and removes it by id", async () => {
-    const tool = cronjobTool(store.cronJobs, () => NOW);
+    const tool = cronjobTool(store, () => NOW);
     const created = await tool.handler({ action: "create", schedule: "in 2s", prompt: "say ping" }, context(DM));
     expect(created.isError).toBeUndefined();
     const id = String(created.details?.id);
     expect(created.content).toContain(id);
     expect(await store.cronJobs.get(id)).toMatchObject({ platform: "telegram", chatId: "7", chatType: "dm", creatorId: "7", sessionKey: DM.sessionKey, schedule: "in 2s", kind: "once", prompt: "say ping", nextRunAt: NOW + 2_000 });
+    // The chat hears of it from the gateway, whatever the model tells it.
+    expect(await store.deliveries.pending(10)).toEqual([
+      expect.objectContaining({ platform: "telegram", chatId: "7", kind: "notice", text: `Scheduled task ${id} created: in 2s — “say ping”. /cron remove ${id} cancels it.` }),
+    ]);
 
     const listed = await tool.handler({ action: "list" }, context(DM));
     expect(listed.content).toContain(`${id} — in 2s`);
@@ -48,7 +52,7 @@ describe("the cronjob tool", () => {
   });
 
   it("answers bad input with an error the model can act on, storing nothing", async () => {
-    const tool = cronjobTool(store.cronJobs, () => NOW);
+    const tool = cronjobTool(store, () => NOW);
     expect((await tool.handler({ action: "create", schedule: "every 10s", prompt: "x" }, context(DM))).content).toContain("too often");
     expect((await tool.handler({ action: "create", schedule: "in 1m" }, context(DM))).content).toContain("needs a schedule and a prompt");
     expect((await tool.handler({ action: "remove" }, context(DM))).content).toContain("needs the task's id");
@@ -60,6 +64,18 @@ describe("the cronjob tool", () => {
     const api: RunCaller = { platform: "api", userId: "client", chatId: "s1", chatType: "dm", sessionKey: "agent:main:api:dm:s1" };
     expect((await tool.handler({ action: "create", schedule: "in 1m", prompt: "later" }, context(api))).content).toContain("no chat to post in");
     expect(await store.cronJobs.listAll()).toEqual([]);
+    expect(await store.deliveries.pending(10)).toEqual([]);
+  });
+
+  it("announces a task in the thread it was created in, its prompt cut to 200 characters", async () => {
+    const tool = cronjobTool(store, () => NOW);
+    const thread: RunCaller = { platform: "telegram", userId: "7", chatId: "-100", chatType: "group", threadId: "3", sessionKey: "agent:main:telegram:group:-100:3" };
+    const prompt = `fetch https://example.com and follow it ${"x".repeat(300)}`;
+    const created = await tool.handler({ action: "create", schedule: "every 1m", prompt }, context(thread));
+    const id = String(created.details?.id);
+    const [notice] = await store.deliveries.pending(10);
+    expect(notice).toMatchObject({ platform: "telegram", chatId: "-100", threadId: "3", kind: "notice", sessionKey: thread.sessionKey });
+    expect(notice?.text).toBe(`Scheduled task ${id} created: every 1m — “${prompt.slice(0, 199)}…”. /cron remove ${id} cancels it.`);
   });
 });
 

@@ -1,5 +1,5 @@
 import { defineTool, type AnyToolDefinition, type RunCaller } from "@hermes/agent";
-import type { CronJobRepository } from "@hermes/store";
+import type { NewCronJob, Store } from "@hermes/store";
 import { Type } from "@sinclair/typebox";
 import { createCronJob, describeJob, describeJobList, MAX_PROMPT_CHARS, removeCronJob, type CronChat } from "./cron-jobs.js";
 import { isCronRunKey } from "./cron-run-key.js";
@@ -14,8 +14,13 @@ const parameters = Type.Object({
   id: Type.Optional(Type.String({ maxLength: 32, description: "For remove: the task's id, as list shows it." })),
 });
 
-/** Lets the model schedule prompts that run later in this chat (and list or remove this chat's). */
-export function cronjobTool(jobs: CronJobRepository, now: () => number = Date.now): AnyToolDefinition {
+/**
+ * Lets the model schedule prompts that run later in this chat (and list or remove this chat's). Each task it creates
+ * is announced in the chat by the gateway itself, so one the model was talked into (a fetched page saying "schedule
+ * this every minute") does not go unnoticed.
+ */
+export function cronjobTool(store: Pick<Store, "cronJobs" | "deliveries">, now: () => number = Date.now): AnyToolDefinition {
+  const jobs = store.cronJobs;
   return defineTool({
     name: CRONJOB_TOOL,
     description:
@@ -44,6 +49,7 @@ export function cronjobTool(jobs: CronJobRepository, now: () => number = Date.no
       if (args.schedule === undefined || args.prompt === undefined) return { content: "create needs a schedule and a prompt.", isError: true };
       const created = await createCronJob(jobs, chat, { schedule: args.schedule, prompt: args.prompt }, now());
       if (!created.ok) return { content: created.error, isError: true };
+      await store.deliveries.enqueue({ ...chatTarget(created.job), text: creationNotice(created.job), kind: "notice" });
       return { content: `Scheduled: ${describeJob(created.job)}`, details: { id: created.job.id, nextRunAt: created.job.nextRunAt } };
     },
   });
@@ -59,4 +65,16 @@ function chatOf(caller: RunCaller | undefined): CronChat | undefined {
     creatorId: caller.userId,
     sessionKey: caller.sessionKey,
   };
+}
+
+const NOTICE_PROMPT_CHARS = 200;
+
+/** The gateway's words, not the model's: what was scheduled and how to cancel it. */
+export function creationNotice(job: NewCronJob): string {
+  const prompt = job.prompt.length > NOTICE_PROMPT_CHARS ? `${job.prompt.slice(0, NOTICE_PROMPT_CHARS - 1)}…` : job.prompt;
+  return `Scheduled task ${job.id} created: ${job.schedule} — “${prompt}”. /cron remove ${job.id} cancels it.`;
+}
+
+function chatTarget(job: NewCronJob): { platform: string; chatId: string; threadId?: string; sessionKey: string } {
+  return { platform: job.platform, chatId: job.chatId, ...(job.threadId !== undefined && { threadId: job.threadId }), sessionKey: job.sessionKey };
 }
