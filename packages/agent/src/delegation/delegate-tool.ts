@@ -1,9 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { Type } from "@sinclair/typebox";
 import type { LoopDeps } from "../loop/loop-deps.js";
 import type { Logger } from "../observability/logger.js";
 import { defineTool, type AnyToolDefinition, type ToolResult } from "../tools/types.js";
 import { runSubagent, type SubagentOutcome } from "./subagent-runner.js";
+import { delegatedTaskKey, subagentRunId } from "./subagent-identity.js";
 import { subagentTools } from "./subagent-tools.js";
 import { DEFAULT_SUBAGENT_MAX_STEPS, DELEGATE_TASK_TOOL_NAME, MAX_DELEGATED_TASKS, type DelegatedTask, type DelegationConfig, type SubagentRun } from "./types.js";
 
@@ -44,8 +44,17 @@ export function delegateTaskTool(config: DelegationConfig, parentRun: () => Loop
       const started = parent.now();
       const runs = await Promise.all(args.tasks.map(async (task, index) => {
         const { tools, ignored } = subagentTools(parent.tools, task.tools);
-        const outcome = await runSubagent(task, { parent, tools, maxSteps, signal: context.signal, position: index + 1 });
-        const run = lineageOf(task, outcome, { parentSessionId: context.sessionId, parentToolCallId: context.toolCallId, startedAt: started, endedAt: parent.now() });
+        const key = delegatedTaskKey(context.toolCallId, index, task);
+        // Its tool calls are checkpointed with the parent run's: a replay of this call reuses what they did.
+        const checkpoints = parent.checkpoints?.scoped?.(key);
+        const outcome = await runSubagent(task, { parent, tools, maxSteps, signal: context.signal, position: index + 1, checkpoints });
+        const run = lineageOf(task, outcome, {
+          id: subagentRunId(context.sessionId, key),
+          parentSessionId: context.sessionId,
+          parentToolCallId: context.toolCallId,
+          startedAt: started,
+          endedAt: parent.now(),
+        });
         await recordLineage(config, run, context.logger);
         return { task, outcome, ignored };
       }));
@@ -76,10 +85,9 @@ function headingOf(goal: string): string {
 function lineageOf(
   task: DelegatedTask,
   outcome: SubagentOutcome,
-  ids: { parentSessionId: string; parentToolCallId: string; startedAt: number; endedAt: number },
+  ids: { id: string; parentSessionId: string; parentToolCallId: string; startedAt: number; endedAt: number },
 ): SubagentRun {
   return {
-    id: randomUUID(),
     ...ids,
     goal: task.goal,
     status: outcome.status,

@@ -6,6 +6,7 @@ import { runAgentLoop } from "../loop/run-loop.js";
 import { CostTracker, type ModelRef, type UsageTotals } from "../observability/cost.js";
 import { markFailed, startChildSpan } from "../observability/tracer.js";
 import { GEN_AI, HERMES_ATTRIBUTES, SPAN_NAMES } from "../observability/tracer-names.js";
+import type { ToolCheckpoints } from "../tools/checkpoints.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import type { DelegatedTask, SubagentRunStatus } from "./types.js";
 
@@ -35,6 +36,8 @@ export interface SubagentOptions {
   signal: AbortSignal;
   /** 1-based, for logs. */
   position: number;
+  /** The parent run's checkpoints, scoped to this task (see ToolCheckpoints.scoped). */
+  checkpoints?: ToolCheckpoints;
 }
 
 /** Runs one delegated task in a fresh context; every way it can end is an outcome, never a throw. */
@@ -70,7 +73,7 @@ export async function runSubagent(task: DelegatedTask, options: SubagentOptions)
       compressor: undefined,
       spans: scope,
       cost,
-      checkpoints: undefined,
+      checkpoints: options.checkpoints,
     });
     span.setAttributes({ [HERMES_ATTRIBUTES.stopReason]: outcome.stopReason, [HERMES_ATTRIBUTES.steps]: budget.steps });
     if (outcome.stopReason === "ABORT") return { status: "stopped", summary: "Stopped before it finished.", steps: budget.steps, usage: cost.totals() };

@@ -41,6 +41,12 @@ export interface ToolCheckpoints {
   recordedStep?(step: number): AssistantMessage | undefined;
   /** Saves a step's model reply before anything acts on it; replaces that step and any later ones saved before. */
   recordStep?(step: number, message: AssistantMessage): Promise<void>;
+  /**
+   * Checkpoints for the tool calls of work one call of this run hands on (a delegate_task sub-agent, `scope` naming
+   * the call and task the same way in every attempt). They are saved with the run's own and match only calls of the
+   * same scope: a sub-agent's `terminal` call must not replay the parent's, nor another sub-agent's.
+   */
+  scoped?(scope: string): ToolCheckpoints;
 }
 
 /** A model reply as the embedding application stores it; `message` is parsed JSON, checked again when read. */
@@ -67,6 +73,14 @@ export function argumentsHash(toolName: string, args: Record<string, unknown>): 
 }
 
 const REPLAYABLE = new Set<string>(["ok", "error", "timeout"]);
+
+const SCOPE_NAME = /^[A-Za-z0-9_-]+$/;
+/** A scoped call is stored under `scoped:<scope>/<id>`, so the store needs no column of its own for the scope. */
+const SCOPED_ID = /^scoped:([A-Za-z0-9_-]+)\//;
+const ROOT_SCOPE = "";
+
+const storedIdOf = (scope: string, toolCallId: string): string => (scope === ROOT_SCOPE ? toolCallId : `scoped:${scope}/${toolCallId}`);
+const scopeOf = (storedId: string): string => SCOPED_ID.exec(storedId)?.[1] ?? ROOT_SCOPE;
 
 /**
  * Checkpoints for one attempt of a run: `saved` is what earlier attempts of the same run recorded, `persist` saves a
@@ -106,24 +120,35 @@ export function replayingCheckpoints(
     async recordStep(step, message) {
       if (steps) await steps.persist({ step, message });
     },
-    recorded(call) {
-      const hash = argumentsHash(call.toolName, call.arguments);
-      const same = (c: StoredToolCheckpoint): boolean => c.toolName === call.toolName && c.argumentsHash === hash;
-      const byId = unused.findIndex((c) => c.toolCallId === call.toolCallId && same(c));
-      if (byId >= 0) return take(byId);
-      return take(unused.findIndex((c) => c.step === call.step && c.position === call.position && same(c)));
-    },
-    record(call, outcome) {
-      return persist({
-        step: call.step,
-        position: call.position,
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        argumentsHash: argumentsHash(call.toolName, call.arguments),
-        status: outcome.status,
-        result: outcome.result,
-        durationMs: outcome.durationMs,
-      });
+    recorded: (call) => recorded(ROOT_SCOPE, call),
+    record: (call, outcome) => record(ROOT_SCOPE, call, outcome),
+    scoped(scope) {
+      if (!SCOPE_NAME.test(scope)) throw new Error(`invalid checkpoint scope: ${JSON.stringify(scope)}`);
+      // No recorded steps: the store keeps one model reply per step of the run, and a sub-agent's step 1 would replace
+      // the parent's. Its model is asked again, and its calls match by step and position (rule 2 above).
+      return { recorded: (call) => recorded(scope, call), record: (call, outcome) => record(scope, call, outcome) };
     },
   };
+
+  function recorded(scope: string, call: CheckpointedCall): CheckpointedOutcome | undefined {
+    const hash = argumentsHash(call.toolName, call.arguments);
+    const storedId = storedIdOf(scope, call.toolCallId);
+    const same = (c: StoredToolCheckpoint): boolean => scopeOf(c.toolCallId) === scope && c.toolName === call.toolName && c.argumentsHash === hash;
+    const byId = unused.findIndex((c) => c.toolCallId === storedId && same(c));
+    if (byId >= 0) return take(byId);
+    return take(unused.findIndex((c) => c.step === call.step && c.position === call.position && same(c)));
+  }
+
+  function record(scope: string, call: CheckpointedCall, outcome: CheckpointedOutcome): Promise<void> {
+    return persist({
+      step: call.step,
+      position: call.position,
+      toolCallId: storedIdOf(scope, call.toolCallId),
+      toolName: call.toolName,
+      argumentsHash: argumentsHash(call.toolName, call.arguments),
+      status: outcome.status,
+      result: outcome.result,
+      durationMs: outcome.durationMs,
+    });
+  }
 }
