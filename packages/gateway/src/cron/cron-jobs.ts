@@ -9,6 +9,9 @@ export type CronChat = Pick<NewCronJob, "platform" | "chatId" | "chatType" | "th
 
 export const MAX_JOBS_PER_CHAT = 25;
 export const MAX_PROMPT_CHARS = 4_000;
+/** Creations per chat in a rolling hour: a model talked into scheduling in a loop is stopped early. */
+export const MAX_CREATIONS_PER_HOUR = 10;
+const HOUR_MS = 3_600_000;
 const ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 export function newCronJobId(): string {
@@ -30,9 +33,12 @@ export async function createCronJob(
   if (prompt.length > MAX_PROMPT_CHARS) return { ok: false, error: `The prompt is too long (${prompt.length} characters; at most ${MAX_PROMPT_CHARS}).` };
   const parsed = parseSchedule(input.schedule, now);
   if (!parsed.ok) return parsed;
+  const existing = await jobs.listForChat(chat.platform, chat.chatId);
   // A one-shot that ran (or was missed) stays listed with its outcome, but no longer takes a place.
-  const pending = (await jobs.listForChat(chat.platform, chat.chatId)).filter((job) => job.nextRunAt !== null);
+  const pending = existing.filter((job) => job.nextRunAt !== null);
   if (pending.length >= MAX_JOBS_PER_CHAT) return { ok: false, error: `This chat already has ${pending.length} scheduled tasks (at most ${MAX_JOBS_PER_CHAT}); remove one first.` };
+  const lastHour = existing.filter((job) => job.createdAt > now - HOUR_MS);
+  if (lastHour.length >= MAX_CREATIONS_PER_HOUR) return { ok: false, error: `This chat created ${lastHour.length} scheduled tasks in the last hour; try again later or remove some with /cron remove.` };
   const job: NewCronJob = {
     id: newId(),
     platform: chat.platform,

@@ -79,25 +79,60 @@ describe("the cronjob tool", () => {
   });
 });
 
-describe("/cron", () => {
-  function gateway(): Gateway {
-    return new Gateway({
-      store,
-      queue: { enqueue: async () => ({ enqueued: true }), stop: async () => {} },
-      hooks: { emit: async () => ({ blocked: false }) },
-      delivery: { flush: async () => undefined },
-      typing: { begin: () => {}, end: () => {} },
-      authorize: async () => ({ kind: "allowed", via: "allowlist" }),
-      sessionScope: DEFAULT_SESSION_SCOPE,
-      botName: () => undefined,
-      models: { primary: "m" },
-      checkModel: () => undefined,
-      compress: async () => "",
-      logger: silentLogger,
-      now: () => NOW,
-    });
-  }
+describe("the rate of task creation", () => {
+  const LIMITED = "This chat created 10 scheduled tasks in the last hour; try again later or remove some with /cron remove.";
 
+  it("refuses an 11th creation in a chat within a rolling hour, from the tool as from /cron create", async () => {
+    let now = NOW;
+    const tool = cronjobTool(store, () => now);
+    for (let index = 0; index < 10; index += 1) {
+      now = NOW + index * 60_000;
+      expect((await tool.handler({ action: "create", schedule: "in 2h", prompt: `task ${index}` }, context(DM))).isError).toBeUndefined();
+    }
+    expect(await tool.handler({ action: "create", schedule: "in 2h", prompt: "one more" }, context(DM))).toMatchObject({ content: LIMITED, isError: true });
+    expect(await typed("/cron create in 2h one more", "m-1", now)).toBe(LIMITED);
+    // Another chat is not held back by this one.
+    const elsewhere: RunCaller = { ...DM, chatId: "8", userId: "8", sessionKey: "agent:main:telegram:dm:8" };
+    expect((await tool.handler({ action: "create", schedule: "in 2h", prompt: "mine" }, context(elsewhere))).isError).toBeUndefined();
+    expect(await store.cronJobs.listForChat("telegram", "7")).toHaveLength(10);
+
+    // An hour after the first creation, one place is free again.
+    now = NOW + 3_600_000;
+    expect((await tool.handler({ action: "create", schedule: "in 2h", prompt: "later" }, context(DM))).isError).toBeUndefined();
+    expect(await tool.handler({ action: "create", schedule: "in 2h", prompt: "too soon" }, context(DM))).toMatchObject({ content: LIMITED });
+    // Removing a task created in the last hour frees its place.
+    const [recent] = (await store.cronJobs.listForChat("telegram", "7")).filter((job) => job.prompt === "task 9");
+    expect(await store.cronJobs.remove(recent?.id ?? "")).toBe(true);
+    expect(await typed("/cron create in 2h typed", "m-2", now)).toContain("Scheduled:");
+  });
+});
+
+function gateway(now = NOW): Gateway {
+  return new Gateway({
+    store,
+    queue: { enqueue: async () => ({ enqueued: true }), stop: async () => {} },
+    hooks: { emit: async () => ({ blocked: false }) },
+    delivery: { flush: async () => undefined },
+    typing: { begin: () => {}, end: () => {} },
+    authorize: async () => ({ kind: "allowed", via: "allowlist" }),
+    sessionScope: DEFAULT_SESSION_SCOPE,
+    botName: () => undefined,
+    models: { primary: "m" },
+    checkModel: () => undefined,
+    compress: async () => "",
+    logger: silentLogger,
+    now: () => now,
+  });
+}
+
+/** What the gateway answers to a command typed in the DM of DM's caller. */
+async function typed(text: string, messageId: string, now: number): Promise<string> {
+  await gateway(now).receive(inbound({ messageId, text, chat: { id: "7", type: "dm" } }));
+  const sent = await store.deliveries.pending(100);
+  return sent[sent.length - 1]?.text ?? "";
+}
+
+describe("/cron", () => {
   async function say(text: string, n: number, chat = { id: "-100", type: "group" as const }): Promise<string> {
     await gateway().receive(inbound({ messageId: `m-${n}`, text, chat, threadId: "3", mentionedBot: true }));
     const sent = await store.deliveries.pending(100);
