@@ -1,3 +1,5 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RecordedRequest, ScriptedReply, ScriptStep } from "./fakes/llm-server.js";
 import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
@@ -21,6 +23,9 @@ afterEach(async () => {
 });
 
 const isSubagent = (request: RecordedRequest): boolean => JSON.stringify(request.messages).includes("You are a sub-agent");
+/** The contents of the tool results a request carries. */
+const toolResultsOf = (request: RecordedRequest): string[] =>
+  request.messages.filter((m) => (m as { role?: string }).role === "tool").map((m) => JSON.stringify((m as { content?: unknown }).content));
 const hasToolResult = (request: RecordedRequest): boolean => request.messages.some((m) => (m as { role?: string }).role === "tool");
 
 /** The parent delegates both tasks, then answers with what came back; each sub-agent is answered by `subagent`. */
@@ -86,6 +91,45 @@ describe("delegation through the gateway", () => {
     const session = await h.gateway.store.sessions.active(DM_KEY);
     const runs = await h.gateway.store.subagentRuns.listForSession(session?.id ?? "");
     expect(runs.map((run) => run.summary).sort()).toEqual(["Madrid", "Paris (not checked: the terminal call was denied)"]);
+  });
+
+  it("a restart while a sub-agent works: the run is taken up again and the sub-agent's terminal command is not run twice", async () => {
+    h = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7", HERMES_TOOLS: "default,terminal", HERMES_APPROVAL: "none" });
+    const append = { name: "terminal", arguments: { command: "echo ran >> effect.txt" } };
+    let hung = 0;
+    const step: ScriptStep = (request) => {
+      const results = toolResultsOf(request);
+      if (!isSubagent(request)) {
+        return results.length === 0
+          ? { kind: "tools", calls: [{ id: "delegate-1", name: "delegate_task", arguments: { tasks: [{ goal: "append a line to effect.txt" }] } }] }
+          : { kind: "text", text: results[0]?.includes("appended it") ? "Appended once." : "Something is missing." };
+      }
+      if (results.length === 0) return { kind: "tools", calls: [append] };
+      // The first attempt is cut off here, after its command ran and before the sub-agent answered.
+      if (hung === 0) {
+        hung += 1;
+        return { kind: "hang" };
+      }
+      return { kind: "text", text: `appended it: ${results[0]}` };
+    };
+    h.llm.enqueue(step, step, step, step, step, step);
+    const effect = path.join(h.home, "workspace", "effect.txt");
+
+    await h.adapter.userSays("Append a line to effect.txt");
+    await waitUntil(() => hung === 1, "the sub-agent's model call after its terminal call");
+    expect(await readFile(effect, "utf8")).toBe("ran\n");
+    await h.restart({ drainMs: 0 });
+    await h.gateway.waitIdle(DM_KEY);
+
+    expect(h.adapter.texts()).toEqual(["Appended once."]);
+    expect(await readFile(effect, "utf8")).toBe("ran\n");
+    // The parent's delegating reply was replayed; its sub-agent was asked again and got the recorded result.
+    const subagentResults = h.llm.requests.filter(isSubagent).map(toolResultsOf).filter((results) => results.length > 0);
+    expect(subagentResults).toHaveLength(2);
+    expect(subagentResults[1]).toEqual(subagentResults[0]);
+    const session = await h.gateway.store.sessions.active(DM_KEY);
+    const runs = await h.gateway.store.subagentRuns.listForSession(session?.id ?? "");
+    expect(runs.filter((run) => run.status === "done").map((run) => run.goal)).toEqual(["append a line to effect.txt"]);
   });
 
   it("/stop during the sub-agents stops the run, and their lineage says stopped", async () => {

@@ -9,6 +9,7 @@ import { resolveModel } from "../models/resolve.js";
 import { argumentsHash, replayingCheckpoints, type CheckpointedCall, type StoredRunStep, type StoredToolCheckpoint } from "../tools/checkpoints.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { defineTool } from "../tools/types.js";
+import { delegatedTaskKey, subagentRunId } from "./subagent-identity.js";
 import type { SubagentRun } from "./types.js";
 
 let server: LlmServer;
@@ -161,6 +162,18 @@ describe("delegate_task replayed after a crash", () => {
     await agent.run("bump it twice", { sessionId: "session-b" });
     expect(new Set(lineage.map((run) => run.id)).size).toBe(4);
     expect(lineage.every((run) => run.parentToolCallId === "delegate-1")).toBe(true);
+  });
+});
+
+describe("sub-agent identity", () => {
+  it("names a task by its call, place and text, and gives a stopped attempt a lineage id of its own", () => {
+    const task = { goal: "find alpha" };
+    const key = delegatedTaskKey("delegate-1", 0, task);
+    expect(delegatedTaskKey("delegate-1", 0, { goal: "find alpha" })).toBe(key);
+    expect(new Set([key, delegatedTaskKey("delegate-1", 1, task), delegatedTaskKey("delegate-2", 0, task), delegatedTaskKey("delegate-1", 0, { goal: "find beta" })]).size).toBe(4);
+    expect(subagentRunId("session-1", key, "done")).toBe(subagentRunId("session-1", key, "failed"));
+    expect(subagentRunId("session-1", key, "stopped")).not.toBe(subagentRunId("session-1", key, "done"));
+    expect(subagentRunId("session-1", key, "done")).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 });
 

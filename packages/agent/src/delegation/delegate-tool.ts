@@ -49,7 +49,7 @@ export function delegateTaskTool(config: DelegationConfig, parentRun: () => Loop
         const checkpoints = parent.checkpoints?.scoped?.(key);
         const outcome = await runSubagent(task, { parent, tools, maxSteps, signal: context.signal, position: index + 1, checkpoints });
         const run = lineageOf(task, outcome, {
-          id: subagentRunId(context.sessionId, key),
+          id: subagentRunId(context.sessionId, key, outcome.status),
           parentSessionId: context.sessionId,
           parentToolCallId: context.toolCallId,
           startedAt: started,
