@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { startLlmServer, type LlmServer, type RecordedRequest, type ScriptedReply } from "./fakes/llm-server.js";
+import { startLlmServer, type LlmServer, type RecordedRequest, type ScriptedReply, type ScriptStep } from "./fakes/llm-server.js";
 import { startApp, type AppProcess } from "./support/app-process.js";
 import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
 import { startRedis, type TestRedis } from "./support/redis-server.js";
@@ -152,4 +152,73 @@ describe("durable runs on BullMQ workers (real redis-server, compiled worker pro
     expect(replayed).toEqual(original);
     expect(checkpointRows(path.join(folder, "state", "state.db"))).toBe(0);
   }, 90_000);
+
+  it("a worker SIGKILLed while a delegate_task sub-agent works: its terminal command ran once and its lineage is kept once", async () => {
+    redis = await startRedis();
+    const server = await startLlmServer();
+    llm = server;
+    const folder = await mkdtemp(path.join(os.tmpdir(), "hermes-durable-"));
+    home = folder;
+    const env = {
+      HOME: folder,
+      HERMES_HOME: path.join(folder, "state"),
+      HERMES_BASE_URL: server.baseUrl,
+      HERMES_MODEL: "scripted-model",
+      HERMES_API_KEY: "test-key",
+      HERMES_TOOLS: "default,terminal",
+      HERMES_APPROVAL: "none",
+      REDIS_URL: redis.url,
+    };
+    const worker = async (): Promise<AppProcess> => {
+      const app = startApp("worker", env);
+      apps.push(app);
+      await app.waitFor("worker started");
+      return app;
+    };
+    const effect = path.join(folder, "state", "workspace", "effect.txt");
+    let hung = 0;
+    const delegating: ScriptStep = (request) => {
+      const results = toolResultsOf(request);
+      if (!JSON.stringify(request.messages).includes("You are a sub-agent")) {
+        return results.length === 0
+          ? { kind: "tools", calls: [{ id: "delegate-1", name: "delegate_task", arguments: { tasks: [{ goal: "append a line to effect.txt" }] } }] }
+          : { kind: "text", text: results[0]?.[1].includes("appended it") ? "Appended exactly once." : "Something is missing." };
+      }
+      if (results.length === 0) return appendCall();
+      if (hung === 0) {
+        hung += 1;
+        return { kind: "hang" };
+      }
+      return { kind: "text", text: `appended it: ${results[0]?.[1]}` };
+    };
+    server.enqueue(delegating, delegating, delegating, delegating, delegating, delegating);
+
+    const first = await worker();
+    const chat = runCli(["chat"], { env, stdin: "Append a line to effect.txt\n", timeoutMs: 80_000 });
+    await waitUntil(() => hung === 1, "the sub-agent's model call after its terminal call");
+    first.kill("SIGKILL");
+    await first.exited;
+    expect(await readFile(effect, "utf8")).toBe("ran\n");
+    await worker();
+
+    const result = await chat;
+    expect(result.stdout).toBe("Appended exactly once.\n");
+    expect(result.code).toBe(0);
+    expect(await readFile(effect, "utf8")).toBe("ran\n");
+    const subagentResults = server.requests.filter((r) => JSON.stringify(r.messages).includes("You are a sub-agent")).map(toolResultsOf).filter((r) => r.length > 0);
+    expect(subagentResults).toHaveLength(2);
+    expect(subagentResults[1]?.[0]?.[1]).toBe(subagentResults[0]?.[0]?.[1]);
+    const database = path.join(folder, "state", "state.db");
+    expect(lineageRows(database)).toEqual([{ goal: "append a line to effect.txt", status: "done" }]);
+    expect(checkpointRows(database)).toBe(0);
+  }, 90_000);
 });
+
+function lineageRows(database: string): Array<{ goal: string; status: string }> {
+  const sqlite = new BetterSqlite3(database, { readonly: true });
+  try {
+    return sqlite.prepare("SELECT goal, status FROM subagent_runs").all() as Array<{ goal: string; status: string }>;
+  } finally {
+    sqlite.close();
+  }
+}
