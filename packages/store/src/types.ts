@@ -210,26 +210,8 @@ export interface CronJobAdvance {
   lastStatus: CronRunStatus;
 }
 
-export type SubagentRunStatus = "done" | "failed" | "stopped";
-
-/** One sub-agent a run's `delegate_task` started: the lineage of delegation. */
-export interface SubagentRunRecord {
-  id: string;
-  /** The session of the run that delegated. */
-  parentSessionId: string;
-  /** The `delegate_task` call it answered. */
-  parentToolCallId: string;
-  goal: string;
-  status: SubagentRunStatus;
-  /** Its final text, or why it failed. */
-  summary: string;
-  steps: number;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-  startedAt: number;
-  endedAt: number;
-}
+/** One sub-agent a run's `delegate_task` started (the lineage of delegation): the agent's record, stored as it is. */
+export type { SubagentRun as SubagentRunRecord, SubagentRunStatus } from "@hermes/agent";
 
 export interface UsageRecord {
   sessionId: string;

@@ -3,7 +3,7 @@ import type { CronJobRecord, Store } from "@hermes/store";
 import type { InboundMessage } from "../core/inbound.js";
 import type { HookPort } from "../core/ports.js";
 import { newSessionFor } from "../core/session-key.js";
-import type { PacerClock } from "../outbound/pacer-clock.js";
+import { realPacerClock, type PacerClock } from "../outbound/pacer-clock.js";
 import { onCronJobsChanged } from "./cron-changes.js";
 import { formatTime } from "./cron-jobs.js";
 import { cronMessageId, cronRunKey } from "./cron-run-key.js";
@@ -47,14 +47,8 @@ const FAILED_REPLIES_TO_PAUSE = 3;
 const INACTIVE_RECHECK_MS = 1_000;
 const HOUR_MS = 3_600_000;
 
-const wallClock: PacerClock = {
-  now: () => Date.now(),
-  schedule: (callback, ms) => {
-    const timer = setTimeout(callback, ms);
-    timer.unref();
-    return () => clearTimeout(timer);
-  },
-};
+// Slots are wall-clock times (a cron expression, an ISO time), so unlike the pacer this clock is Date.now.
+const wallClock: PacerClock = { now: () => Date.now(), schedule: realPacerClock.schedule };
 
 /**
  * Starts each job's due slot as an agent run. A slot is claimed with a compare-and-set on the job's next run, so of

@@ -7,6 +7,7 @@ import { deliveryRetryDelayMs, sendDelivery, type DeliveryAttempt, type Delivery
 import { tracedDeliveryAttempt } from "./delivery-span.js";
 import type { DeliveryOutcome, DeliveryRecordLike, DeliveryStoreLike, FlushSummary, InboundTraceStoreLike, StreamedRepliesLike } from "./delivery-types.js";
 import { UNPACED, type SendPacer } from "./pacer-types.js";
+import { realPacerClock } from "./pacer-clock.js";
 
 export interface DeliveryServiceOptions {
   store: DeliveryStoreLike;
@@ -50,12 +51,6 @@ const DEFAULT_MAX_AGE_MS = 60 * 60_000;
 const DEFAULT_LEASE_MS = 60_000;
 
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const realSchedule = (callback: () => void, ms: number): (() => void) => {
-  const timer = setTimeout(callback, ms);
-  timer.unref();
-  return () => clearTimeout(timer);
-};
-
 /**
  * Sends pending deliveries of its platforms through their adapters: chunked to each platform's limit, formatted,
  * paced, retried, and announced in the chat when a reply is lost. Each chat is a lane of its own: a chat waiting out a
@@ -86,7 +81,7 @@ export class DeliveryService {
     this.owner = options.owner ?? `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.platforms = [...options.adapters.keys()];
     this.now = options.now ?? Date.now;
-    this.schedule = options.schedule ?? realSchedule;
+    this.schedule = options.schedule ?? realPacerClock.schedule;
     this.lanes = new ChatLanes(Math.max(1, options.chatConcurrency ?? 16));
     this.rules = {
       owner: this.owner,

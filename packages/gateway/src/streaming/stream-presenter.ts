@@ -5,6 +5,7 @@ import { callSend, pacedSend } from "../outbound/send-chunk.js";
 import { canEdit, editingInPlace, type EditingAdapter } from "./edit-in-place.js";
 import { nextStreamAction, type StreamAction } from "./stream-layout.js";
 import type { StreamUpdate } from "./stream-update.js";
+import { realPacerClock } from "../outbound/pacer-clock.js";
 
 /** Where the messages a streamed reply occupies are kept (store.streamParts), for the final delivery after a restart. */
 export interface StreamPartsRecorder {
@@ -65,12 +66,6 @@ function withoutShownAbove(stream: Stream, text: string): string {
   return text;
 }
 
-const realSchedule = (callback: () => void, ms: number): (() => void) => {
-  const timer = setTimeout(callback, ms);
-  timer.unref();
-  return () => clearTimeout(timer);
-};
-
 /**
  * Shows replies while they are written: the first text as a message of its own, then edits of it with the newest text
  * (at most one per message per second, coalesced), continuing in a new message past the platform's limit.
@@ -90,7 +85,7 @@ export class StreamPresenter {
 
   constructor(private readonly options: StreamPresenterOptions) {
     this.now = options.now ?? (() => performance.now());
-    this.schedule = options.schedule ?? realSchedule;
+    this.schedule = options.schedule ?? realPacerClock.schedule;
     this.editIntervalMs = Math.max(0, options.editIntervalMs ?? 1000);
     this.idleMs = Math.max(1, options.idleMs ?? DEFAULT_IDLE_MS);
   }

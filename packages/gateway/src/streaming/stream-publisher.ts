@@ -1,5 +1,6 @@
 import { scrubMemoryFences, type AgentCallbacks, type Logger } from "@hermes/agent";
 import type { StreamTarget, StreamUpdate } from "./stream-update.js";
+import { realPacerClock } from "../outbound/pacer-clock.js";
 
 export interface StreamPublisherOptions {
   inboundId: number;
@@ -32,12 +33,6 @@ export interface StreamPublisher {
 
 const STOPPED_TEXT = "Stopped.";
 
-const realSchedule = (callback: () => void, ms: number): (() => void) => {
-  const timer = setTimeout(callback, ms);
-  timer.unref();
-  return () => clearTimeout(timer);
-};
-
 /**
  * Turns a run's text deltas and tool starts into throttled stream updates: the current step's text so far and a
  * status line while a tool runs. Nothing goes out while there is nothing to show.
@@ -45,7 +40,7 @@ const realSchedule = (callback: () => void, ms: number): (() => void) => {
 export function createStreamPublisher(options: StreamPublisherOptions): StreamPublisher {
   const intervalMs = Math.max(0, options.intervalMs ?? 250);
   const now = options.now ?? (() => performance.now());
-  const schedule = options.schedule ?? realSchedule;
+  const schedule = options.schedule ?? realPacerClock.schedule;
   let step: number | undefined;
   let text = "";
   let status: string | undefined;
