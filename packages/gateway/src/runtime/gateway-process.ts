@@ -35,6 +35,7 @@ import { approvalToolsOf } from "../approval/approval-wiring.js";
 import { messageEditor } from "./message-editor.js";
 import { gatewayStreaming } from "./gateway-streaming.js";
 import { waitIdle } from "./wait-idle.js";
+import { runSettlement } from "./run-settlement.js";
 import { apiServerFor } from "../api/api-server.js";
 import { startCronScheduling } from "../cron/cron-wiring.js";
 
@@ -95,7 +96,12 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
 
   const streaming = gatewayStreaming(config, logger);
   // HERMES_API_SERVER_KEY: the OpenAI-compatible API is one more platform; a request whose caller left stops its run.
-  const api = options.http ? apiServerFor(config, { store, logger, stopRun: async (key) => { await store.inbound.cancelQueued(key); await queue.stop(key); } }) : undefined;
+  // Like /stop: drops the session's queued messages and stops its running answer (nothing is re-run later).
+  const stopSession = async (key: string): Promise<void> => {
+    await store.inbound.cancelQueued(key);
+    await queue.stop(key);
+  };
+  const api = options.http ? apiServerFor(config, { store, logger, stopRun: stopSession }) : undefined;
   const queueSetup = await createRunQueue(config, { store, hooks: hookPort, logger, metrics: options.metrics, sharedFiles: sharedFiles?.sync, streamTo: api?.streamTo(streaming?.sink) ?? streaming?.sink });
   if (!queueSetup.ok) {
     stopSharedFilesPoll?.();
@@ -213,18 +219,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
       logger.error("could not settle a finished run", { inboundId: job.inboundId, error }),
     );
   });
-  /** A job the queue gave up on while its message is still open: tell the person instead of staying silent. */
-  const settle = async (inboundId: number, outcome: "done" | "failed"): Promise<void> => {
-    const record = await store.inbound.get(inboundId);
-    if (!record) return;
-    metrics.runDuration.observe((Date.now() - record.receivedAt) / 1000, { outcome });
-    const message = JSON.parse(record.payload) as InboundMessage;
-    if (outcome === "failed" && (record.status === "queued" || record.status === "running")) {
-      await store.inbound.setStatus(inboundId, "failed");
-      await gateway.notice(message, "Sorry, I couldn't process your message because of an internal error. The operator's log has the cause; please try again.");
-    }
-    markDone(message);
-  };
+  const settle = runSettlement({ store, runDuration: metrics.runDuration, notice: (message, text) => gateway.notice(message, text), markDone });
   const retention = startRetentionTimer({ retention: store.retention, settings: config.retention, logger });
   // Scheduled tasks start only in the active gateway, whose delivery sends their answers.
   const cron = startCronScheduling({ store, queue, logger, hooks: hookPort, isActive: () => duty.active && !stopping, platforms: () => [...adapters.keys()], allowedUsers: config.allowedUsers });
@@ -286,10 +281,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     mode,
     httpAddress,
     waitIdle: (sessionKey, waitOptions) => waitIdle(store, sessionKey, waitOptions),
-    interrupt: async (sessionKey) => {
-      await store.inbound.cancelQueued(sessionKey);
-      await queue.stop(sessionKey);
-    },
+    interrupt: stopSession,
     stop: async (stopOptions) => {
       if (stopping) return;
       stopping = true;
