@@ -3,7 +3,7 @@ import type { Logger } from "@hermes/agent";
 import type { AdapterContext, InboundMessage, OutboundMessage, OutboundTarget, PlatformAdapter, SendResult, SlackSettings } from "@hermes/gateway";
 import { identifyBotUntilAccepted } from "./bot-identity.js";
 import { acceptInteraction, interactionAnswer, interactivityRoute, SLACK_INTERACTIVITY_PATH, type InteractivityIntakeOptions } from "./interactivity-route.js";
-import { messageBlocks, sectionBlocks } from "./message-blocks.js";
+import { isSlackTs, postSlackMessage, updateSlackMessage } from "./message-posting.js";
 import { BotThreads } from "./bot-threads.js";
 import { boltLoggerFor } from "./bolt-logger.js";
 import { ConnectionStatus } from "./connection-status.js";
@@ -20,7 +20,6 @@ import { slashInvocationOf } from "./slash-command.js";
 import { acceptSlashCommand, SLACK_COMMANDS_PATH, SLASH_COMMAND_FAILED_TEXT, slashCommandRoute, type SlashCommandIntakeOptions } from "./slash-command-route.js";
 import { PendingSlashReplies, postSlashReply } from "./slash-replies.js";
 import { slackUserName, UserNames } from "./user-names.js";
-import { webApiFailure } from "./web-api-failure.js";
 import { BotTokenRecheck } from "./token-recheck.js";
 import { WorkingReaction } from "./working-reaction.js";
 
@@ -177,40 +176,18 @@ export class SlackAdapter implements PlatformAdapter {
   async send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
     const client = this.app?.client;
     if (!client) return { ok: false, retryable: true, error: "the Slack adapter is not running" };
-    const plain = message.format === "plain";
-    const text = plain ? plainSlackText(message.text) : message.text;
     const invocation = slashInvocationOf(target.threadId) ?? slashInvocationOf(target.replyToMessageId);
-    if (invocation !== undefined) return this.sendSlashReply(invocation, target.chatId, text, !plain);
-    const threadTs = target.threadId ?? (target.replyToMessageId && isSlackTs(target.replyToMessageId) ? target.replyToMessageId : undefined);
-    const blocks = messageBlocks(text, !plain, message.buttons);
-    try {
-      const result = await client.chat.postMessage({ channel: target.chatId, text, mrkdwn: !plain, ...(threadTs ? { thread_ts: threadTs } : {}), ...(blocks ? { blocks } : {}) });
-      if (threadTs) this.threads.remember(target.chatId, threadTs);
-      return typeof result.ts === "string" ? { ok: true, messageId: result.ts } : { ok: true };
-    } catch (error) {
-      this.tokenRecheck?.notice(error);
-      return webApiFailure(error);
+    if (invocation !== undefined) {
+      const plain = message.format === "plain";
+      return this.sendSlashReply(invocation, target.chatId, plain ? plainSlackText(message.text) : message.text, !plain);
     }
+    return postSlackMessage(client, target, message, (chatId, ts) => this.threads.remember(chatId, ts), (error) => this.tokenRecheck?.notice(error));
   }
 
-  /**
-   * chat.update of a message the bot posted. Slack keeps a message's blocks (its old buttons) unless the update names
-   * new ones, so every edit names its blocks: the text in sections (mrkdwn, or plain_text shown unformatted, since
-   * chat.update has no `mrkdwn` switch and the message may have been posted with either), then the buttons, if any.
-   */
   async edit(target: OutboundTarget, messageId: string, message: OutboundMessage): Promise<SendResult> {
     const client = this.app?.client;
     if (!client) return { ok: false, retryable: true, error: "the Slack adapter is not running" };
-    const plain = message.format === "plain";
-    const text = plain ? plainSlackText(message.text) : message.text;
-    const blocks = messageBlocks(text, !plain, message.buttons) ?? sectionBlocks(text, !plain);
-    try {
-      await client.chat.update({ channel: target.chatId, ts: messageId, text, blocks });
-      return { ok: true, messageId };
-    } catch (error) {
-      this.tokenRecheck?.notice(error);
-      return webApiFailure(error);
-    }
+    return updateSlackMessage(client, target, messageId, message, (error) => this.tokenRecheck?.notice(error));
   }
 
   async markDone(message: InboundMessage): Promise<void> {
@@ -306,8 +283,4 @@ export class SlackAdapter implements PlatformAdapter {
     context.route("POST", SLACK_INTERACTIVITY_PATH, interactivityRoute({ ...this.interactivityIntake(), signingSecret, onRefused }));
     return { ok: true, receiver };
   }
-}
-
-function isSlackTs(value: string): boolean {
-  return /^\d+\.\d+$/.test(value);
 }
