@@ -127,7 +127,7 @@ export class McpServerConnection {
     this.phase = "connected";
     this.error = undefined;
     this.connectedAt = this.options.now();
-    // A fresh process or session is as good a probe as any: calls start from a closed circuit.
+    // A fresh process or session is itself a probe: calls start from a closed circuit.
     this.breaker.reset();
     this.logger.info("MCP server connected", { transport: this.transportKind, tools: this.tools.length });
     this.notify();

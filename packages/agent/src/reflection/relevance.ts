@@ -65,7 +65,7 @@ export function relevanceOfText(framework: ReflectionFramework, text: string): R
 
 /**
  * Every framework, the ones whose keywords the user used most first (ties keep the configured order). Keywords are
- * written in one language while people write in any, so a framework no keyword matched is still audited when there
+ * written in one language while people write in many, so a framework no keyword matched is still audited when there
  * is room: the auditor itself judges a dimension that does not apply as covered.
  */
 export function rankFrameworks(
