@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startApp, type AppProcess } from "./support/app-process.js";
+import { secondRequest, terminalCall } from "./support/approval-script.js";
 import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
 import { RecordingAdapter, type SentMessage } from "./support/recording-adapter.js";
 import { startRedis, type TestRedis } from "./support/redis-server.js";
@@ -37,16 +38,11 @@ async function promptOf(adapter: RecordingAdapter): Promise<{ sent: SentMessage;
   return { sent, messageId: `out-${index + 1}` };
 }
 
-/** The tool result the model got for its terminal call (in its second request). */
-function secondRequest(h: GatewayHarness): string {
-  return JSON.stringify(h.llm.requests[1]?.messages ?? []);
-}
-
 describe("approval of a terminal call in a group chat", () => {
   it("takes only the asker's press, edits the prompt to the outcome, and runs the command", async () => {
     const adapter = new RecordingAdapter();
     harness = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7,telegram:8", HERMES_TOOLS: "default,terminal" }, undefined, { adapters: () => [adapter] });
-    harness.llm.enqueue({ kind: "tools", calls: [{ name: "terminal", arguments: { command: "echo approved-e2e" } }] }, { kind: "text", text: "Done." });
+    harness.llm.enqueue(terminalCall("echo approved-e2e"), { kind: "text", text: "Done." });
     await adapter.userSays("@bot run it", { chat: GROUP, mentionedBot: true });
     const { sent, messageId } = await promptOf(adapter);
     expect(sent.message.buttons?.map((b) => b.label)).toEqual(["Approve", "Approve for this conversation", "Deny"]);
@@ -63,7 +59,7 @@ describe("approval of a terminal call in a group chat", () => {
     expect(adapter.edits.map((e) => e.messageId)).toEqual([messageId]);
     expect(adapter.edits[0]?.message.text).toMatch(/Approved: the `terminal` call runs now\.$/);
     expect(adapter.edits[0]?.message.buttons ?? []).toEqual([]);
-    expect(secondRequest(harness)).toContain("approved-e2e");
+    expect(await secondRequest(harness)).toContain("approved-e2e");
     // The press was answered by the edit alone: no "Approved" message besides it.
     expect(adapter.texts().filter((t) => t.startsWith("Approved"))).toEqual([]);
   });
@@ -92,11 +88,11 @@ describe("approval of a terminal call in a group chat", () => {
   it("times out as a denial the model is told about", async () => {
     const adapter = new RecordingAdapter();
     harness = await startGatewayHarness({ HERMES_ALLOWED_USERS: "telegram:7", HERMES_TOOLS: "default,terminal", HERMES_APPROVAL_TIMEOUT_S: "1" }, undefined, { adapters: () => [adapter] });
-    harness.llm.enqueue({ kind: "tools", calls: [{ name: "terminal", arguments: { command: "echo never" } }] }, { kind: "text", text: "I did not run it." });
+    harness.llm.enqueue(terminalCall("echo never"), { kind: "text", text: "I did not run it." });
     await adapter.userSays("run it");
     await waitUntil(() => adapter.texts().includes("I did not run it."), "the answer");
     expect(adapter.texts()).toContain("No answer within 1 second: the `terminal` call was not run.");
-    expect(secondRequest(harness)).toContain("did not answer the approval request within 1 second");
+    expect(await secondRequest(harness)).toContain("did not answer the approval request within 1 second");
   });
 });
 
@@ -109,12 +105,12 @@ describe("approval with a BullMQ worker process", () => {
     harness = await startGatewayHarness(shared, path.join(home, "state"), { adapters: () => [adapter] });
     worker = startApp("worker", { ...shared, HOME: home, HERMES_HOME: path.join(home, "state"), HERMES_BASE_URL: harness.llm.baseUrl, HERMES_MODEL: "scripted-model", HERMES_API_KEY: "test-key" });
     await worker.waitFor("worker started");
-    harness.llm.enqueue({ kind: "tools", calls: [{ name: "terminal", arguments: { command: "rm -rf build" } }] }, { kind: "text", text: "Left it alone." });
+    harness.llm.enqueue(terminalCall("rm -rf build"), { kind: "text", text: "Left it alone." });
     await adapter.userSays("clean up");
     await promptOf(adapter);
     await adapter.userSays("/deny");
     await waitUntil(() => adapter.texts().includes("Left it alone."), "the answer", 30_000);
     expect(adapter.texts()).toContain("Denied: the `terminal` call will not run.");
-    expect(secondRequest(harness)).toContain("denied this terminal call");
+    expect(await secondRequest(harness)).toContain("denied this terminal call");
   });
 });

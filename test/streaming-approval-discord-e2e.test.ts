@@ -4,7 +4,7 @@ import { silentLogger } from "@hermes/agent";
 import type { GatewayConfig, PlatformAdapter } from "@hermes/gateway";
 import { createDiscordAdapter } from "@hermes/discord";
 import { startDiscordFake, type DiscordFake, type FakeUser, type SentMessage } from "./fakes/discord/index.js";
-import type { RecordedRequest } from "./fakes/llm-server.js";
+import { approvalIdOf, secondRequest, terminalCall, TERMINAL_TOOLS } from "./support/approval-script.js";
 import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
 
 let h: GatewayHarness | undefined;
@@ -15,8 +15,6 @@ afterEach(async () => {
   h = fake = undefined;
 });
 
-/** The scripted LLM's requests are no change of the stand-in's state, so they are polled. */
-const SLOW_MACHINE = { timeout: 20_000, interval: 25 };
 
 interface World {
   fake: DiscordFake;
@@ -48,19 +46,6 @@ function waitForPrompt(discord: DiscordFake): Promise<SentMessage> {
   return discord.waitFor(() => discord.sent.find((m) => m.content.startsWith("**Approve this `terminal` call?**") && m.components.length > 0), "the approval prompt", 20_000);
 }
 
-function idOf(prompt: SentMessage): string {
-  const id = /^\/approve (\S+)$/.exec(customIds(prompt)[0] ?? "")?.[1];
-  if (id === undefined) throw new Error(`no approval id on the prompt's buttons: ${customIds(prompt).join(", ")}`);
-  return id;
-}
-
-async function secondRequest(harness: GatewayHarness): Promise<string> {
-  await vi.waitFor(() => expect(harness.llm.requests.length).toBeGreaterThanOrEqual(2), SLOW_MACHINE);
-  return JSON.stringify((harness.llm.requests[1] as RecordedRequest).messages);
-}
-
-const TOOLS = { HERMES_TOOLS: "default,terminal" };
-const terminalCall = (command: string) => ({ kind: "tools" as const, calls: [{ name: "terminal", arguments: { command } }] });
 
 describe("streaming and approval on Discord (discord.js against the stand-in)", () => {
   it("streams a slow answer into one message that is edited until it reads the whole answer", async () => {
@@ -81,11 +66,11 @@ describe("streaming and approval on Discord (discord.js against the stand-in)", 
   });
 
   it("runs the call once the asker presses Approve, and tells someone else the prompt is not theirs", async () => {
-    const { fake, h, general, ada, bob } = await start(TOOLS);
+    const { fake, h, general, ada, bob } = await start(TERMINAL_TOOLS);
     h.llm.enqueue(terminalCall("echo approved-e2e"), { kind: "text", text: "Done." });
     fake.postMessage(general, ada, `${fake.mention(fake.bot)} please run the echo`);
     const prompt = await waitForPrompt(fake);
-    const id = idOf(prompt);
+    const id = approvalIdOf(customIds(prompt));
     expect(prompt.channelId).toBe(general);
     expect(customIds(prompt)).toEqual([`/approve ${id}`, `/approve ${id} always`, `/deny ${id}`]);
 
@@ -104,11 +89,11 @@ describe("streaming and approval on Discord (discord.js against the stand-in)", 
   });
 
   it("does not run the call when the asker presses Deny", async () => {
-    const { fake, h, ada } = await start(TOOLS);
+    const { fake, h, ada } = await start(TERMINAL_TOOLS);
     h.llm.enqueue(terminalCall("echo denied-e2e"), { kind: "text", text: "All right, I will not run it." });
     const dm = fake.postDm(ada, "please run the echo");
     const prompt = await waitForPrompt(fake);
-    const id = idOf(prompt);
+    const id = approvalIdOf(customIds(prompt));
 
     const press = fake.pressButton(ada, prompt.id, `/deny ${id}`);
     await fake.waitFor(() => prompt.content.endsWith("Denied: the `terminal` call will not run.") && prompt, "the prompt to show the denial", 20_000);
@@ -122,7 +107,7 @@ describe("streaming and approval on Discord (discord.js against the stand-in)", 
   });
 
   it("counts no answer within the timeout as a denial, said in the chat", async () => {
-    const { fake, h, ada } = await start({ ...TOOLS, HERMES_APPROVAL_TIMEOUT_S: "1" });
+    const { fake, h, ada } = await start({ ...TERMINAL_TOOLS, HERMES_APPROVAL_TIMEOUT_S: "1" });
     h.llm.enqueue(terminalCall("echo timed-out-e2e"), { kind: "text", text: "No answer, so I did not run it." });
     const dm = fake.postDm(ada, "please run the echo");
     await waitForPrompt(fake);

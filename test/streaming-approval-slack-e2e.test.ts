@@ -3,9 +3,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { silentLogger } from "@hermes/agent";
 import type { GatewayConfig, PlatformAdapter } from "@hermes/gateway";
 import { createSlackAdapter, markdownToMrkdwn } from "@hermes/slack";
-import type { RecordedRequest } from "./fakes/llm-server.js";
 import { startFakeSlack, type FakeSlack, type PostedMessage } from "./fakes/slack/fake-slack.js";
 import { appMention, directMessage, eventCallback, postSlackEvent } from "./fakes/slack/slack-events.js";
+import { approvalIdOf, decidedPrompt, secondRequest, SLOW_MACHINE, terminalCall, TERMINAL_TOOLS } from "./support/approval-script.js";
 import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
 
 const SIGNING_SECRET = "e2e-approval-secret";
@@ -18,8 +18,6 @@ afterEach(async () => {
   h = fake = undefined;
 });
 
-/** The scripted LLM's requests and the fake's messages are polled. */
-const SLOW_MACHINE = { timeout: 20_000, interval: 25 };
 
 interface World {
   fake: FakeSlack;
@@ -93,20 +91,6 @@ function waitForPrompt(slack: FakeSlack): Promise<PostedMessage> {
   return waitForPosted(slack, (m) => m.text.startsWith(PROMPT_START) && buttonValues(m).length > 0, "the approval prompt");
 }
 
-function idOf(prompt: PostedMessage): string {
-  const id = /^\/approve (\S+)$/.exec(buttonValues(prompt)[0] ?? "")?.[1];
-  if (id === undefined) throw new Error(`no approval id on the prompt's buttons: ${buttonValues(prompt).join(", ")}`);
-  return id;
-}
-
-async function secondRequest(harness: GatewayHarness): Promise<string> {
-  await vi.waitFor(() => expect(harness.llm.requests.length).toBeGreaterThanOrEqual(2), SLOW_MACHINE);
-  return JSON.stringify((harness.llm.requests[1] as RecordedRequest).messages);
-}
-
-const TOOLS = { HERMES_TOOLS: "default,terminal" };
-const terminalCall = (command: string) => ({ kind: "tools" as const, calls: [{ name: "terminal", arguments: { command } }] });
-const outcome = (command: string, line: string): string => markdownToMrkdwn(`**\`terminal\` call**\n\`\`\`\n${command}\n\`\`\`\n${line}`);
 
 describe("streaming and approval on Slack (Bolt against the stand-in)", () => {
   it("streams a slow answer into one message that chat.update edits until it shows the whole answer in mrkdwn", async () => {
@@ -135,13 +119,13 @@ describe("streaming and approval on Slack (Bolt against the stand-in)", () => {
   });
 
   it("runs the call once the asker presses Approve in the channel thread, and tells someone else the prompt is not theirs", async () => {
-    const world = await start(TOOLS);
+    const world = await start(TERMINAL_TOOLS);
     const { fake, h } = world;
     h.llm.enqueue(terminalCall("echo approved-e2e"), { kind: "text", text: "Done." });
     const mention = appMention({ channel: "C_GENERAL", user: "U_ALICE", text: `<@${fake.botUserId}> please run the echo` });
     await deliver(world, mention);
     const prompt = await waitForPrompt(fake);
-    const id = idOf(prompt);
+    const id = approvalIdOf(buttonValues(prompt));
     expect(prompt).toMatchObject({ channel: "C_GENERAL", thread_ts: mention.ts });
     expect(buttonValues(prompt)).toEqual([`/approve ${id}`, `/approve ${id} always`, `/deny ${id}`]);
 
@@ -153,22 +137,22 @@ describe("streaming and approval on Slack (Bolt against the stand-in)", () => {
     await press(world, prompt.ts, "U_ALICE", `/approve ${id}`);
     const done = await waitForPosted(fake, (m) => m.text === "Done.", "the answer after the approved call");
     expect(done).toMatchObject({ channel: "C_GENERAL", thread_ts: mention.ts });
-    expect(visibleText(prompt)).toBe(outcome("echo approved-e2e", "Approved: the `terminal` call runs now."));
+    expect(visibleText(prompt)).toBe(markdownToMrkdwn(decidedPrompt("echo approved-e2e", "Approved: the `terminal` call runs now.")));
     expect(buttonValues(prompt)).toEqual([]);
     expect(await secondRequest(h)).toContain("approved-e2e");
     expect(fake.posted.filter((m) => m.text.includes("Approved:"))).toEqual([prompt]);
   });
 
   it("does not run the call when the asker presses Deny (Socket Mode, in a DM)", async () => {
-    const world = await start(TOOLS, { socketMode: true });
+    const world = await start(TERMINAL_TOOLS, { socketMode: true });
     const { fake, h } = world;
     h.llm.enqueue(terminalCall("echo denied-e2e"), { kind: "text", text: "All right, I will not run it." });
     await deliver(world, directMessage({ channel: "D_ALICE", user: "U_ALICE", text: "please run the echo" }));
     const prompt = await waitForPrompt(fake);
-    const id = idOf(prompt);
+    const id = approvalIdOf(buttonValues(prompt));
 
     await press(world, prompt.ts, "U_ALICE", `/deny ${id}`);
-    await vi.waitFor(() => expect(visibleText(prompt)).toBe(outcome("echo denied-e2e", "Denied: the `terminal` call will not run.")), SLOW_MACHINE);
+    await vi.waitFor(() => expect(visibleText(prompt)).toBe(markdownToMrkdwn(decidedPrompt("echo denied-e2e", "Denied: the `terminal` call will not run."))), SLOW_MACHINE);
     expect(buttonValues(prompt)).toEqual([]);
     expect(await secondRequest(h)).toContain("denied this terminal call");
     await waitForPosted(fake, (m) => m.text === "All right, I will not run it.", "the answer after the denial");
@@ -178,7 +162,7 @@ describe("streaming and approval on Slack (Bolt against the stand-in)", () => {
   });
 
   it("counts no answer within the timeout as a denial, said in the chat", async () => {
-    const world = await start({ ...TOOLS, HERMES_APPROVAL_TIMEOUT_S: "1" });
+    const world = await start({ ...TERMINAL_TOOLS, HERMES_APPROVAL_TIMEOUT_S: "1" });
     const { fake, h } = world;
     h.llm.enqueue(terminalCall("echo timed-out-e2e"), { kind: "text", text: "No answer, so I did not run it." });
     await deliver(world, directMessage({ channel: "D_ALICE", user: "U_ALICE", text: "please run the echo" }));

@@ -4,7 +4,7 @@ import { silentLogger } from "@hermes/agent";
 import type { GatewayConfig } from "@hermes/gateway";
 import { createTelegramAdapter, markdownToTelegramHtml } from "@hermes/telegram";
 import { groupChat, parseTelegramHtml, startFakeTelegram, type FakeTelegram, type FakeUser, type SentMessage, type UserMessageOptions } from "./fakes/telegram/index.js";
-import type { RecordedRequest } from "./fakes/llm-server.js";
+import { approvalIdOf, decidedPrompt, secondRequest, SLOW_MACHINE, terminalCall, TERMINAL_TOOLS } from "./support/approval-script.js";
 import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
 
 const TOKEN = "123456:TEST-token";
@@ -20,8 +20,6 @@ afterEach(async () => {
   h = fake = undefined;
 });
 
-/** The scripted LLM's requests and the stand-in's messages are polled. */
-const SLOW_MACHINE = { timeout: 20_000, interval: 25 };
 
 async function start(env: Record<string, string>): Promise<{ fake: FakeTelegram; h: GatewayHarness }> {
   const telegram = (fake = await startFakeTelegram({ token: TOKEN }));
@@ -73,20 +71,6 @@ function waitForPrompt(telegram: FakeTelegram): Promise<SentMessage> {
   return waitForSent(telegram, (m) => m.versions[0]?.visible.startsWith(PROMPT_START) === true && m.versions[0].replyMarkup !== undefined, "the approval prompt");
 }
 
-function idOf(prompt: SentMessage): string {
-  const id = /^\/approve (\S+)$/.exec(buttonValues(prompt)[0] ?? "")?.[1];
-  if (id === undefined) throw new Error(`no approval id on the prompt's buttons: ${buttonValues(prompt).join(", ")}`);
-  return id;
-}
-
-async function secondRequest(harness: GatewayHarness): Promise<string> {
-  await vi.waitFor(() => expect(harness.llm.requests.length).toBeGreaterThanOrEqual(2), SLOW_MACHINE);
-  return JSON.stringify((harness.llm.requests[1] as RecordedRequest).messages);
-}
-
-const TOOLS = { HERMES_TOOLS: "default,terminal" };
-const terminalCall = (command: string) => ({ kind: "tools" as const, calls: [{ name: "terminal", arguments: { command } }] });
-const outcome = (command: string, line: string): string => `**\`terminal\` call**\n\`\`\`\n${command}\n\`\`\`\n${line}`;
 
 describe("streaming and approval on Telegram (grammY against the stand-in)", () => {
   it("streams a slow answer into one message that editMessageText brings to the whole answer in HTML", async () => {
@@ -110,11 +94,11 @@ describe("streaming and approval on Telegram (grammY against the stand-in)", () 
   });
 
   it("runs the call once the asker presses Approve in a group, and tells someone else the prompt is not theirs", async () => {
-    const { fake, h } = await start(TOOLS);
+    const { fake, h } = await start(TERMINAL_TOOLS);
     h.llm.enqueue(terminalCall("echo approved-e2e"), { kind: "text", text: "Done." });
     await say(fake, { chat: TEAM, text: "@hermes_test_bot please run the echo" });
     const prompt = await waitForPrompt(fake);
-    const id = idOf(prompt);
+    const id = approvalIdOf(buttonValues(prompt));
     expect(prompt.chatId).toBe("-100");
     expect(buttonValues(prompt)).toEqual([`/approve ${id}`, `/approve ${id} always`, `/deny ${id}`]);
 
@@ -126,20 +110,20 @@ describe("streaming and approval on Telegram (grammY against the stand-in)", () 
     await press(fake, prompt, `/approve ${id}`);
     const done = await waitForSent(fake, (m) => m.visible === "Done.", "the answer after the approved call");
     expect(done.chatId).toBe("-100");
-    expect(prompt).toMatchObject({ text: markdownToTelegramHtml(outcome("echo approved-e2e", "Approved: the `terminal` call runs now.")), parseMode: "HTML", replyMarkup: undefined });
+    expect(prompt).toMatchObject({ text: markdownToTelegramHtml(decidedPrompt("echo approved-e2e", "Approved: the `terminal` call runs now.")), parseMode: "HTML", replyMarkup: undefined });
     expect(await secondRequest(h)).toContain("approved-e2e");
     expect(fake.sent.filter((m) => m.visible.includes("Approved:"))).toEqual([prompt]);
     expect(fake.callbackAnswers).toHaveLength(2);
   });
 
   it("does not run the call when the asker presses Deny", async () => {
-    const { fake, h } = await start(TOOLS);
+    const { fake, h } = await start(TERMINAL_TOOLS);
     h.llm.enqueue(terminalCall("echo denied-e2e"), { kind: "text", text: "All right, I will not run it." });
     await say(fake, { text: "please run the echo" });
     const prompt = await waitForPrompt(fake);
 
-    await press(fake, prompt, `/deny ${idOf(prompt)}`);
-    await vi.waitFor(() => expect(prompt.visible).toBe(shownAs(outcome("echo denied-e2e", "Denied: the `terminal` call will not run."))), SLOW_MACHINE);
+    await press(fake, prompt, `/deny ${approvalIdOf(buttonValues(prompt))}`);
+    await vi.waitFor(() => expect(prompt.visible).toBe(shownAs(decidedPrompt("echo denied-e2e", "Denied: the `terminal` call will not run."))), SLOW_MACHINE);
     expect(prompt.replyMarkup).toBeUndefined();
     expect(await secondRequest(h)).toContain("denied this terminal call");
     await waitForSent(fake, (m) => m.visible === "All right, I will not run it.", "the answer after the denial");
@@ -149,7 +133,7 @@ describe("streaming and approval on Telegram (grammY against the stand-in)", () 
   });
 
   it("counts no answer within the timeout as a denial, said in the chat", async () => {
-    const { fake, h } = await start({ ...TOOLS, HERMES_APPROVAL_TIMEOUT_S: "1" });
+    const { fake, h } = await start({ ...TERMINAL_TOOLS, HERMES_APPROVAL_TIMEOUT_S: "1" });
     h.llm.enqueue(terminalCall("echo timed-out-e2e"), { kind: "text", text: "No answer, so I did not run it." });
     await say(fake, { text: "please run the echo" });
     await waitForPrompt(fake);
