@@ -172,7 +172,7 @@ export type CronJobKind = "cron" | "every" | "once";
  * allowed); "missed": past due while down; "paused": its last replies could not be delivered for good (its chat is
  * gone), so it has no next run.
  */
-export type CronRunStatus = "ran" | "skipped" | "missed" | "paused";
+export type CronRunStatus = "ran" | "skipped" | "missed" | "paused" | "over_budget";
 
 /** A prompt a chat scheduled (the `cronjob` tool, `/cron create`). */
 export interface NewCronJob {

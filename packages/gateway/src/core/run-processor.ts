@@ -8,7 +8,6 @@ import { userInputFor } from "../attachments/attachment-content.js";
 import { noVisionNotice } from "../attachments/no-vision-notice.js";
 import { withoutImageData } from "../attachments/transcript-images.js";
 import { budgetReachedReply, dailyBudgetStatus } from "./daily-budget.js";
-import { tellsBudgetReached } from "../cron/cron-budget-notice.js";
 import { hookCallbacks } from "./hook-callbacks.js";
 import { runCallbacks } from "./run-callbacks.js";
 import { createStreamPublisher } from "../streaming/stream-publisher.js";
@@ -202,8 +201,7 @@ export function createRunProcessor(options: RunProcessorOptions) {
     logger.info("daily budget reached; answered without the model", { spentUsd: status.spentUsd, budgetUsd: status.budgetUsd });
     options.onBudgetRefused?.(message);
     // Nothing goes into the transcript: the model never saw the message, and a later answer should not either.
-    const tell = await tellsBudgetReached(options.store.inbound, record, at);
-    const done = await completeRun({ inboundId: record.id, sessionId, messages: [], deliveries: tell ? [reply(record, message, budgetReachedReply(status, at))] : [] });
+    const done = await completeRun({ inboundId: record.id, sessionId, messages: [], deliveries: [reply(record, message, budgetReachedReply(status, at))] });
     if (!done.ok) logger.warn("budget reply discarded", { reason: done.reason });
     return true;
   }

@@ -1,5 +1,5 @@
 import type { Logger } from "@hermes/agent";
-import type { CronJobRecord, Store } from "@hermes/store";
+import { utcDayOf, type CronJobRecord, type Store } from "@hermes/store";
 import type { InboundMessage } from "../core/inbound.js";
 import type { HookPort } from "../core/ports.js";
 import { newSessionFor } from "../core/session-key.js";
@@ -22,6 +22,12 @@ export interface CronSchedulerOptions {
    * and its runs must not go on in the name of someone the operator shut out. Absent: everyone may.
    */
   creatorAllowed?: (platform: string, userId: string) => Promise<boolean>;
+  /**
+   * Whether the creator's spend today reached HERMES_DAILY_BUDGET_USD. The first such slot of a UTC day still runs
+   * (the run answers with the budget notice, as a chat message would); the day's later slots pass silently, instead of
+   * posting the same notice at every slot until midnight. Absent: no budget.
+   */
+  overBudget?: (platform: string, userId: string, now: number) => Promise<boolean>;
   logger: Logger;
   /** session:end of the previous run's conversation and session:start of the new one, as for a chat's. */
   hooks?: HookPort;
@@ -131,13 +137,18 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       }
       return;
     }
+    const overBudget = (await options.overBudget?.(job.platform, job.creatorId, now)) ?? false;
+    if (overBudget && job.lastStatus === "over_budget" && job.lastRunAt !== undefined && utcDayOf(job.lastRunAt) === utcDayOf(now)) {
+      await store.cronJobs.advance(job.id, slot, { nextRunAt, lastRunAt: now, lastStatus: "over_budget" });
+      return;
+    }
     // The slot's message is saved before the slot is claimed, so a crash in between leaves it to the start-up's
     // recovery instead of losing the run; its id makes a second save of the slot (another scheduler's) a no-op.
     const recorded = await recordSlot(job, slot, key, now);
     const own = recorded.record.status === "queued" || recorded.record.status === "running" ? 1 : 0;
     // A run never overlaps the previous run of the same job.
     const busy = (await store.inbound.unanswered(key)) - own > 0;
-    const took = await store.cronJobs.advance(job.id, slot, { nextRunAt, lastRunAt: now, lastStatus: busy ? "skipped" : "ran" });
+    const took = await store.cronJobs.advance(job.id, slot, { nextRunAt, lastRunAt: now, lastStatus: busy ? "skipped" : overBudget ? "over_budget" : "ran" });
     const skipped = took ? busy : (await store.cronJobs.get(job.id))?.lastStatus === "skipped";
     if (skipped) {
       // Whoever saved the slot's message takes it back; one a crashed scheduler saved is left to the recovery.

@@ -222,7 +222,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const settle = runSettlement({ store, runDuration: metrics.runDuration, notice: (message, text) => gateway.notice(message, text), markDone });
   const retention = startRetentionTimer({ retention: store.retention, settings: config.retention, logger });
   // Scheduled tasks start only in the active gateway, whose delivery sends their answers.
-  const cron = startCronScheduling({ store, queue, logger, hooks: hookPort, isActive: () => duty.active && !stopping, platforms: () => [...adapters.keys()], allowedUsers: config.allowedUsers });
+  const cron = startCronScheduling({ store, queue, logger, hooks: hookPort, isActive: () => duty.active && !stopping, platforms: () => [...adapters.keys()], allowedUsers: config.allowedUsers, dailyBudgetUsd: config.limits.dailyBudgetUsd });
   // A Redis back without its data forgot the jobs of open messages; only the active gateway answers for them.
   const reconnects = config.redisUrl
     ? watchRedisReconnects(config.redisUrl, () => {
