@@ -11,7 +11,7 @@ import { startFakeSlack, type FakeSlack } from "./fakes/slack/fake-slack.js";
 import { startFakeTelegram, type FakeTelegram } from "./fakes/telegram/index.js";
 import { startRedis, type TestRedis } from "./support/redis-server.js";
 import { runCli } from "./support/run-cli.js";
-import { freePort } from "./support/free-port.js";
+import { closedPort, freePort } from "./support/free-port.js";
 
 const CHECK_NAMES = ["config", "store", "http", "model", "telegram", "discord", "slack", "redis", "hooks"];
 
@@ -95,8 +95,9 @@ describe("hermes doctor --json", () => {
   });
 
   it("fails the model, telegram and redis checks against broken stand-ins, naming what is wrong", async () => {
-    const llmPort = await freePort();
-    const redisPort = await freePort();
+    // Ports no parallel test's server can take meanwhile: both must refuse the connection.
+    const llmPort = await closedPort();
+    const redisPort = await closedPort();
     const env = {
       ...(await healthyEnv("broken")),
       HERMES_BASE_URL: `http://127.0.0.1:${llmPort}/v1`,
