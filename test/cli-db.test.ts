@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { migrationNames, openStore } from "@hermes/store";
 import { fillSqliteInstall, readFilledInstall } from "../packages/store/src/copy/filled-install.fixture.js";
-import { freePort } from "./support/free-port.js";
+import { closedPort } from "./support/free-port.js";
 import { startPostgres, type TestPostgres } from "./support/postgres-server.js";
 import { runCli } from "./support/run-cli.js";
 
@@ -66,7 +66,7 @@ describe("hermes db migrate", () => {
   });
 
   it("exits 1 when the database cannot be reached and 2 when the setting is not a PostgreSQL URL", async () => {
-    const unreachable = await runCli(["db", "migrate"], { env: env({ HERMES_DATABASE_URL: `postgres://hermes:hidden-pw@127.0.0.1:${await freePort()}/none` }) });
+    const unreachable = await runCli(["db", "migrate"], { env: env({ HERMES_DATABASE_URL: `postgres://hermes:hidden-pw@127.0.0.1:${await closedPort()}/none` }) });
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toMatch(/^hermes db migrate: cannot migrate postgres:\/\/hermes:\*\*\*@127\.0\.0\.1:\d+\/none: .*ECONNREFUSED/);
     expect(unreachable.stderr).not.toContain("hidden-pw");

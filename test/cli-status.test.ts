@@ -9,7 +9,7 @@ import { startFakeTelegram } from "./fakes/telegram/index.js";
 import { httpUrl, startApp } from "./support/app-process.js";
 import { runCli } from "./support/run-cli.js";
 import { waitUntil } from "./support/wait-until.js";
-import { freePort } from "./support/free-port.js";
+import { closedPort, freePort } from "./support/free-port.js";
 
 let root = "";
 beforeEach(async () => {
@@ -71,7 +71,7 @@ describe("hermes status", () => {
   });
 
   it("exits 1 with a clear message when no gateway answers", async () => {
-    const port = await freePort();
+    const port = await closedPort();
     const run = await runCli(["status"], { env: env(port), cwd: root });
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");

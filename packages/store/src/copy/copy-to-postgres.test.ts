@@ -5,7 +5,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { Kysely, Migrator, SqliteDialect } from "kysely";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { freePort } from "../../../../test/support/free-port.js";
+import { closedPort } from "../../../../test/support/free-port.js";
 import { startPostgres, type TestPostgres } from "../../../../test/support/postgres-server.js";
 import { migrationNames, migrationProvider } from "../migrations/index.js";
 import { openStore } from "../open-store.js";
@@ -235,7 +235,7 @@ describe("copySqliteToPostgres", () => {
   it("reports a target it cannot reach without its password", async () => {
     const file = path.join(dir, "state.db");
     await fillSqliteInstall(file);
-    const result = await copySqliteToPostgres({ file, databaseUrl: `postgres://hermes:s3cret-pw@127.0.0.1:${await freePort()}/nothing` });
+    const result = await copySqliteToPostgres({ file, databaseUrl: `postgres://hermes:s3cret-pw@127.0.0.1:${await closedPort()}/nothing` });
     expect(result).toMatchObject({ ok: false, error: { kind: "target_unusable" } });
     if (!result.ok) {
       expect(result.error.message).toContain("postgres://hermes:***@127.0.0.1");

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { freePort } from "../../../../test/support/free-port.js";
+import { closedPort } from "../../../../test/support/free-port.js";
 import { startPostgres, type TestPostgres } from "../../../../test/support/postgres-server.js";
 import { migrationNames } from "../migrations/index.js";
 import { openStore } from "../open-store.js";
@@ -51,7 +51,7 @@ describe("migrateDatabase", () => {
   });
 
   it("reports a server it cannot reach as a value", async () => {
-    const result = await migrateDatabase({ file: path.join(dir, "unused.db"), databaseUrl: `postgres://hermes@127.0.0.1:${await freePort()}/none` });
+    const result = await migrateDatabase({ file: path.join(dir, "unused.db"), databaseUrl: `postgres://hermes@127.0.0.1:${await closedPort()}/none` });
     expect(result).toMatchObject({ ok: false, error: { kind: "open_failed", message: expect.stringMatching(/ECONNREFUSED|connect/) } });
   });
 
