@@ -62,6 +62,20 @@ describe("hermes operator commands against HERMES_DATABASE_URL", () => {
     expect(show.stdout).toContain("Plan my trip to Lisbon");
   });
 
+  it("lists and removes a scheduled task a run on another machine created", async () => {
+    const store = await deploymentStore();
+    const job = { id: "cd34ef56", platform: "telegram", chatId: "42", chatType: "dm" as const, creatorId: "42", sessionKey: "agent:main:telegram:dm:42", schedule: "0 8 * * *", kind: "cron" as const, prompt: "summarise my inbox", nextRunAt: Date.now() + 3_600_000, createdAt: Date.now() };
+    await store.cronJobs.create(job);
+
+    const listed = await runCli(["cron", "list", "--json"], { env: env() });
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: job.id, platform: "telegram", chatId: "42", prompt: "summarise my inbox" })]);
+    const removed = await runCli(["cron", "remove", job.id], { env: env() });
+    expect(removed.code).toBe(0);
+    expect(await store.cronJobs.get(job.id)).toBeUndefined();
+    expect(await readdir(path.join(root, "cli-home")).catch(() => [])).not.toContain("state.db");
+  });
+
   it("hermes doctor checks the database: reachable, migrated, writable; an unreachable one fails naming it without the password", async () => {
     const good = await runCli(["doctor", "--json"], { env: env() });
     const report = JSON.parse(good.stdout) as { checks: Array<{ name: string; status: string; detail: string }> };
