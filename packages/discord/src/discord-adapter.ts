@@ -17,6 +17,7 @@ import { componentsOf } from "./buttons.js";
 import { logClientWarnings, logRateLimits } from "./connection-log.js";
 import { downloadAttachments } from "./download-attachments.js";
 import { editChannelMessage, isEditRequest } from "./edit-message.js";
+import { mayFetchFiles } from "./file-gate.js";
 import { GatewayConnection } from "./gateway-connection.js";
 import { DISCORD_PLATFORM, normalizeMessage } from "./normalize.js";
 import { outboundMessageBody } from "./outbound-body.js";
@@ -224,7 +225,7 @@ class DiscordAdapter implements PlatformAdapter {
     const where = { messageId: message.id, channelId: message.channelId };
     let prepared: Prepared | undefined;
     try {
-      prepared = await this.prepare(message, botUserId);
+      prepared = await this.prepare(message, botUserId, context);
     } catch (error) {
       this.logger.error("could not read a Discord message", { ...where, error: describeError(error) });
       return;
@@ -251,7 +252,7 @@ class DiscordAdapter implements PlatformAdapter {
     if (!notice.ok) this.logger.error("could not tell the user their Discord message was lost", { ...where, error: notice.error });
   }
 
-  private async prepare(message: Message, botUserId: string): Promise<Prepared | undefined> {
+  private async prepare(message: Message, botUserId: string, context: AdapterContext): Promise<Prepared | undefined> {
     const view = await viewOfMessage(message, this.deps.now ?? Date.now);
     const normalized = normalizeMessage(view, {
       botUserId,
@@ -262,8 +263,8 @@ class DiscordAdapter implements PlatformAdapter {
       this.logger.debug("Discord message skipped", { messageId: message.id, reason: normalized.reason });
       return undefined;
     }
-    // Files in messages the bot may ignore (unaddressed guild chatter) are listed but not fetched.
-    const inbound = normalized.addressed
+    // Files in messages the bot may ignore (unaddressed guild chatter, a stranger's) are listed but not fetched.
+    const inbound = normalized.addressed && (await mayFetchFiles(normalized.message, context, this.logger))
       ? await downloadAttachments(normalized.message, {
           dir: this.deps.attachmentsDir,
           maxBytes: this.deps.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,

@@ -96,7 +96,7 @@ export class SlackEventIntake {
       const addressed = isAddressedToBot(message);
       // Both run side by side and are bounded, so the message is persisted within Slack's acknowledgement deadline.
       const naming = names.nameWithin(message.user.id, this.options.nameLookupWaitMs);
-      if (files.length > 0) await this.attachFiles(message, files, addressed);
+      if (files.length > 0) await this.attachFiles(message, files, addressed && (await this.mayFetchFiles(message)));
       const name = await naming;
       if (name) message.user.name = name;
       const context = this.options.context();
@@ -107,6 +107,15 @@ export class SlackEventIntake {
     } finally {
       this.messages.settle(message.messageId, handed);
     }
+  }
+
+  /**
+   * The gateway's say on fetching a message's files (AdapterContext.mayFetchFiles): a stranger's are only listed. A
+   * gate that cannot answer rejects, so the event is not acknowledged and Slack delivers it again.
+   */
+  private async mayFetchFiles(message: InboundMessage): Promise<boolean> {
+    const context = this.options.context();
+    return context?.mayFetchFiles ? context.mayFetchFiles(message) : true;
   }
 
   /** Files of messages meant for the bot are downloaded; others (seen only with /respond all) are just listed. */

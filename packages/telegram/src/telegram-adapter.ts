@@ -219,6 +219,7 @@ export class TelegramAdapter implements PlatformAdapter {
       bot,
       gatewayName: this.deps.botName,
       receive: (message) => context.receive(message),
+      mayFetchFiles: context.mayFetchFiles?.bind(context),
       attachmentsDir: this.deps.attachmentsDir,
       maxAttachmentBytes: this.deps.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,
       answerCallback: (callbackQueryId) => this.api.answerCallbackQuery(callbackQueryId),

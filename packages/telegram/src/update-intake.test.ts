@@ -8,7 +8,7 @@ const group = { id: -100, type: "group", title: "Friends" };
 const ada = { id: 7, is_bot: false, first_name: "Ada" };
 const photo = [{ file_id: "p1", file_unique_id: "u", width: 10, height: 10, file_size: 10 }];
 
-function setup() {
+function setup(mayFetchFiles?: (message: InboundMessage) => Promise<boolean>) {
   const received: InboundMessage[] = [];
   const downloads: string[] = [];
   const logger = recordingLogger();
@@ -23,6 +23,7 @@ function setup() {
     },
     answerCallback: async () => {},
     logger,
+    ...(mayFetchFiles ? { mayFetchFiles } : {}),
   });
   return { handle, received, downloads, logger };
 }
@@ -38,6 +39,28 @@ describe("createUpdateHandler", () => {
     await handle(update({ photo, caption: "@hermes_bot look", caption_entities: [{ type: "mention", offset: 0, length: 11 }] }), new AbortController().signal);
     expect(downloads).toEqual(["p1 /attachments/telegram--100-5-1-photo.jpg"]);
     expect(received.map((m) => m.attachments[0]?.localPath)).toEqual([undefined, "/attachments/telegram--100-5-1-photo.jpg"]);
+  });
+
+  it("lists a stranger's files without fetching them, as the gateway's file gate says; a gate that cannot answer leaves the update unconfirmed", async () => {
+    const asked: string[] = [];
+    const { handle, received, downloads } = setup(async (message) => {
+      asked.push(message.user.id);
+      return message.user.id === "7";
+    });
+    const dm = (from: Record<string, unknown>) => ({ update_id: 3, message: { message_id: 9, date: 1, chat: { id: Number(from.id), type: "private" }, from, photo, caption: "look" } }) as unknown as Update;
+    await handle(dm({ id: 8, is_bot: false, first_name: "Stranger" }), new AbortController().signal);
+    await handle(dm(ada), new AbortController().signal);
+    expect(asked).toEqual(["8", "7"]);
+    expect(downloads).toEqual(["p1 /attachments/telegram-7-9-1-photo.jpg"]);
+    expect(received.map((m) => [m.user.id, m.attachments.length, m.attachments[0]?.localPath])).toEqual([
+      ["8", 1, undefined],
+      ["7", 1, "/attachments/telegram-7-9-1-photo.jpg"],
+    ]);
+
+    const away = setup(async () => Promise.reject(new Error("database unreachable")));
+    await expect(away.handle(dm(ada), new AbortController().signal)).rejects.toThrow("database unreachable");
+    expect(away.downloads).toEqual([]);
+    expect(away.received).toEqual([]);
   });
 
   it("skips updates it cannot read or must ignore, without handing them on", async () => {

@@ -11,6 +11,8 @@ export interface UpdateIntakeOptions {
   bot: BotIdentity;
   gatewayName?: string;
   receive: (message: InboundMessage) => Promise<void>;
+  /** The gateway's say on fetching a message's files (AdapterContext.mayFetchFiles): a stranger's are only listed. */
+  mayFetchFiles?: (message: InboundMessage) => Promise<boolean>;
   attachmentsDir: string;
   maxAttachmentBytes: number;
   download: (fileId: string, destination: string, signal: AbortSignal) => Promise<DownloadOutcome>;
@@ -44,7 +46,7 @@ export function createUpdateHandler(options: UpdateIntakeOptions): UpdateHandler
     const { message, files, callbackQueryId } = normalized;
     if (callbackQueryId !== undefined) answerPress(options, callbackQueryId);
     if (files.length > 0) {
-      if (mayDownload(message)) {
+      if (mayDownload(message) && (await (options.mayFetchFiles?.(message) ?? true))) {
         const fetched = await fetchAttachments(files, {
           chatId: message.chat.id,
           messageId: message.replyToId ?? message.messageId,

@@ -97,6 +97,13 @@ export interface AdapterContext {
   receive(message: InboundMessage): Promise<void>;
   /** Registers an HTTP route on the gateway's server (webhooks). */
   route?(method: "GET" | "POST", path: string, handler: HttpHandler): void;
+  /**
+   * Whether the files of a message may be downloaded: only those of a sender the bot talks to (allowlisted or
+   * paired). A stranger's files are listed in the message but never fetched, so nobody the operator has not approved
+   * can fill the disk or the database. Rejects when that cannot be told (the database is away): the adapter then does
+   * not acknowledge the message, as when `receive` rejects. Absent: every file may be fetched.
+   */
+  mayFetchFiles?(message: InboundMessage): Promise<boolean>;
 }
 
 export interface HttpRequestInfo {

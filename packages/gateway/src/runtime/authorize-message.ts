@@ -20,3 +20,17 @@ export function messageAuthorizer(config: Pick<GatewayConfig, "allowedUsers" | "
     return { kind: "allowed", via: isAllowlisted(config.allowedUsers, message.platform, message.user.id) ? "allowlist" : "paired" };
   };
 }
+
+/**
+ * Whether a message's files may be downloaded (AdapterContext.mayFetchFiles): the sender is one the bot talks to, as
+ * `authorize` decides, but asked without side effects (no pairing code is issued here; the message's own routing
+ * does that). The console's and the API's callers are the operator's own.
+ */
+export function fileFetchGate(config: Pick<GatewayConfig, "allowedUsers">, store: Pick<Store, "pairing">) {
+  return async (message: InboundMessage): Promise<boolean> => {
+    if (message.platform === "console" || message.platform === API_PLATFORM) return true;
+    if (message.user.isBot === true || message.user.id === "") return false;
+    if (isAllowlisted(config.allowedUsers, message.platform, message.user.id)) return true;
+    return store.pairing.isApproved(message.platform, message.user.id);
+  };
+}

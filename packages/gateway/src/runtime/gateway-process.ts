@@ -3,7 +3,7 @@ import type { Logger, MetricsRegistry } from "@hermes/agent";
 import { createGatewayMemory, memoryStorageOf } from "../agent/memory-scopes.js";
 import { resolveModelName } from "../agent/model-names.js";
 import type { DeliveryRecord, Store } from "@hermes/store";
-import { messageAuthorizer } from "./authorize-message.js";
+import { fileFetchGate, messageAuthorizer } from "./authorize-message.js";
 import { openConfiguredStore } from "./open-configured-store.js";
 import type { ConfigIssue } from "../config/errors.js";
 import { configSecrets } from "../config/secrets.js";
@@ -160,7 +160,11 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     },
     startAdapters: (started) =>
       startAdapters(started, {
-        context: () => ({ receive: (message) => (sharedFiles ? sharedFiles.shareInbound(message).then((shared) => gateway.receive(shared)) : gateway.receive(message)), route: http ? (method, routePath, handler) => http?.route(method, routePath, handler) : undefined }),
+        context: () => ({
+          receive: (message) => (sharedFiles ? sharedFiles.shareInbound(message).then((shared) => gateway.receive(shared)) : gateway.receive(message)),
+          route: http ? (method, routePath, handler) => http?.route(method, routePath, handler) : undefined,
+          mayFetchFiles: fileFetchGate(config, store),
+        }),
         health: health.platforms,
         logger,
       }),
