@@ -260,3 +260,33 @@ describe.each(STORE_DIALECTS)("%s", (dialect) => {
     });
   });
 });
+
+describe("postgres: retention under READ COMMITTED", () => {
+  const fixtures = storeFixtures("postgres");
+  afterEach(() => fixtures.cleanup());
+
+  it("deletes an idle conversation whole when a message for it comes in while the prune's deletes run", async () => {
+    const { store, file } = await fixtures.openNew();
+    const { session } = await store.sessions.getOrCreateActive(dmSession("erin"));
+    await store.messages.append(session.id, conversation("hello", "hi"));
+    // A message for the conversation commits as soon as its messages are deleted (a trigger stands in for the
+    // platform's timing): a second delete statement would see it and keep the session without its messages.
+    await fixtures.sql(
+      file,
+      `CREATE FUNCTION arrive() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         INSERT INTO inbound (platform, message_id, session_key, status, payload, received_at, updated_at)
+         SELECT 'telegram', 'arrived-' || s.id, s.key, 'received', '{}', 0, 0 FROM sessions s WHERE s.id = OLD.session_id
+         ON CONFLICT DO NOTHING;
+         RETURN OLD;
+       END $$;
+       CREATE TRIGGER arrive AFTER DELETE ON messages FOR EACH ROW EXECUTE FUNCTION arrive();`,
+    );
+
+    fixtures.advance(100 * DAY_MS);
+    const counts = await store.retention.prune({ now: fixtures.now(), days: 30, historyDays: 90 });
+    expect(counts).toMatchObject({ sessions: 1, messages: 2 });
+    expect(await store.sessions.get(session.id)).toBeUndefined();
+    expect(await store.messages.history(session.id)).toEqual([]);
+  });
+});

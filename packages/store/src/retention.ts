@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { isPostgres } from "./dialect.js";
 import type { Query } from "./sql-runner.js";
 import type { StoreContext } from "./store-context.js";
 import { UNFINISHED_INBOUND_STATUSES, type InboundStatus } from "./types.js";
@@ -140,10 +141,24 @@ export function createRetentionRepository(ctx: StoreContext): RetentionRepositor
         };
         const ids = (await tx.all(idle().orderBy("id").limit(SESSION_BATCH))).map((row) => row.id);
         if (ids.length === 0) return { sessions: 0, messages: 0 };
-        // The deletes ask again: on PostgreSQL (READ COMMITTED) a message for one of these conversations may have come
-        // in since the read above, and that conversation is then in use and stays.
-        const deletedMessages = (await tx.run(db.deleteFrom("messages").where("session_id", "in", idle(ids)))).changes;
-        const deletedSessions = (await tx.run(db.deleteFrom("sessions").where("id", "in", idle(ids)))).changes;
+        if (isPostgres(db)) {
+          // One statement asks again, and both deletes see the same snapshot: under READ COMMITTED a message for one of
+          // these conversations may have come in since the read above (that conversation is in use and stays, whole),
+          // and one coming in between two statements would leave a conversation kept without its messages.
+          const gone = await tx.first(
+            db
+              .with("gone_sessions", (qc) => qc.deleteFrom("sessions").where("id", "in", idle(ids)).returning("id"))
+              .with("gone_messages", (qc) => qc.deleteFrom("messages").where("session_id", "in", (eb) => eb.selectFrom("gone_sessions").select("gone_sessions.id")).returning("messages.id"))
+              .selectNoFrom((eb) => [
+                eb.selectFrom("gone_sessions").select((c) => c.fn.countAll<number>().as("n")).as("sessions"),
+                eb.selectFrom("gone_messages").select((c) => c.fn.countAll<number>().as("n")).as("messages"),
+              ]),
+          );
+          return { sessions: Number(gone?.sessions ?? 0), messages: Number(gone?.messages ?? 0) };
+        }
+        // SQLite holds the write lock for the whole transaction: nothing came in since the read.
+        const deletedMessages = (await tx.run(db.deleteFrom("messages").where("session_id", "in", ids))).changes;
+        const deletedSessions = (await tx.run(db.deleteFrom("sessions").where("id", "in", ids))).changes;
         return { sessions: deletedSessions, messages: deletedMessages };
       });
       sessions += batch.sessions;
