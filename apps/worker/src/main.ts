@@ -42,10 +42,12 @@ async function main(): Promise<number> {
   // With PostgreSQL this home starts empty: skills and hook state come from the database, and again before each run.
   const sharedFiles = sharedFilesFor(config, { store, logger });
   await sharedFiles?.sync.pull();
+  const stopPruningCopies = sharedFiles?.pruneCopies();
   const hooks = await HookRegistry.load({ bundledDir: BUNDLED_HOOKS_DIR, operatorDir: config.paths.hooks, stateFile: path.join(config.paths.hooks, "state.json"), logger });
   const unwatchHooks = hooks.watch();
   const built = await createAgentPool(config, { logger, store, metrics: createAgentMetrics(metrics), sharedFiles: sharedFiles?.sync });
   if (!built.ok) {
+    stopPruningCopies?.();
     unwatchHooks();
     await store.close();
     return reportIssue(process.stderr, built.issue);
@@ -98,6 +100,7 @@ async function main(): Promise<number> {
     await host.close({ drainMs });
     await http?.stop();
     health?.close();
+    stopPruningCopies?.();
     unwatchHooks();
     await pool.shutdown();
     lockConnection.disconnect();

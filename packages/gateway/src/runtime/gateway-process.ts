@@ -84,7 +84,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   // With PostgreSQL: skills and hook state as the database has them before anything reads them.
   const sharedFiles = sharedFilesFor(config, { store, logger });
   await sharedFiles?.sync.pull();
-  const stopSharedFilesPoll = sharedFiles?.poll();
+  const stopSharedFiles = sharedFiles && [sharedFiles.poll(), sharedFiles.pruneCopies()];
   const hooks = await HookRegistry.load({
     bundledDir: BUNDLED_HOOKS_DIR,
     operatorDir: config.paths.hooks,
@@ -104,7 +104,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const api = options.http ? apiServerFor(config, { store, logger, stopRun: stopSession }) : undefined;
   const queueSetup = await createRunQueue(config, { store, hooks: hookPort, logger, metrics: options.metrics, sharedFiles: sharedFiles?.sync, streamTo: api?.streamTo(streaming?.sink) ?? streaming?.sink });
   if (!queueSetup.ok) {
-    stopSharedFilesPoll?.();
+    stopSharedFiles?.forEach((stop) => stop());
     unwatchHooks();
     await store.close();
     return queueSetup;
@@ -249,7 +249,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     await delivery.stop();
     typing.stopAll();
     await http?.stop();
-    stopSharedFilesPoll?.();
+    stopSharedFiles?.forEach((stop) => stop());
     unwatchHooks();
     health.close();
     await pool?.shutdown();

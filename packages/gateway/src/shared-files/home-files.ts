@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, rmdir, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { checkSharedPath } from "@hermes/store";
 
@@ -74,6 +74,34 @@ export class HomeFiles {
     const inside = path.relative(keep, file).split(path.sep);
     if (inside.length < 2 || inside[0] === "..") return;
     await pruneEmptyFolders(path.join(keep, inside[0] ?? ""));
+  }
+
+  /**
+   * Deletes the local copy only. Its folder stays even when empty: an adapter or a run may have just made it for a
+   * file it is about to write.
+   */
+  async removeCopy(sharedPath: string): Promise<void> {
+    const file = this.absolute(sharedPath);
+    if (file !== undefined) await rm(file, { force: true });
+  }
+
+  /** Marks the local copy as used now (its modification time), so a pruning of unused copies leaves it. */
+  async touch(sharedPath: string, at: Date): Promise<void> {
+    const file = this.absolute(sharedPath);
+    if (file === undefined) return;
+    await utimes(file, at, at).catch((error: unknown) => {
+      if (!isMissing(error)) throw error;
+    });
+  }
+
+  /** The regular files below a shared folder not written or used since `cutoffMs`, with their sizes. */
+  async unusedSince(sharedFolder: string, cutoffMs: number): Promise<Array<{ path: string; size: number }>> {
+    const unused: Array<{ path: string; size: number }> = [];
+    for (const shared of await this.filesUnder(sharedFolder)) {
+      const info = await stat(this.absolute(shared) ?? "").catch(() => undefined);
+      if (info !== undefined && info.isFile() && info.mtimeMs < cutoffMs) unused.push({ path: shared, size: info.size });
+    }
+    return unused;
   }
 
   /** Every regular file below a shared folder path (e.g. `skills/<name>`), as shared paths; empty when it is absent. */

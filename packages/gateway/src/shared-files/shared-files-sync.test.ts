@@ -280,7 +280,7 @@ function toolResults(messages: ReadonlyArray<{ role: string }>): string[] {
 }
 
 function configOf(home: string) {
-  return { databaseUrl: database.url, home, paths: { workspace: path.join(home, "workspace") } as never, sessionScope: DEFAULT_SESSION_SCOPE };
+  return { databaseUrl: database.url, home, paths: { workspace: path.join(home, "workspace") } as never, sessionScope: DEFAULT_SESSION_SCOPE, retention: { days: 30 } };
 }
 
 function inbound(attachment: InboundMessage["attachments"][number]): InboundMessage {

@@ -1,13 +1,18 @@
-import type { Logger } from "@hermes/agent";
+import path from "node:path";
+import { SESSIONS_FOLDER_NAME, type Logger } from "@hermes/agent";
 import { DEFAULT_MAX_SHARED_FILE_BYTES, type Store } from "@hermes/store";
 import type { GatewayConfig } from "../config/gateway-config.js";
 import type { InboundMessage } from "../core/inbound.js";
 import { sessionKeyFor } from "../core/session-key.js";
+import { pruneSessionCopies } from "./session-copies.js";
 import { shareAttachments } from "./share-attachments.js";
 import { SharedFilesSync } from "./shared-files-sync.js";
 
 /** How often a gateway looks for hook-state and skill changes between runs (its message:received hooks read the state). */
 export const SHARED_FILES_POLL_MS = 5_000;
+const DAY_MS = 86_400_000;
+/** The first pruning of unused copies waits this long, clear of start-up work (as the database's retention does). */
+const FIRST_PRUNE_DELAY_MS = 60_000;
 
 export interface SharedFiles {
   readonly sync: SharedFilesSync;
@@ -15,6 +20,11 @@ export interface SharedFiles {
   shareInbound(message: InboundMessage): Promise<InboundMessage>;
   /** Pulls every `intervalMs` until the returned function is called. */
   poll(intervalMs?: number): () => void;
+  /**
+   * Removes this home's copies of session files unused for HERMES_RETENTION_DAYS (session-copies.ts), a minute after
+   * the call and then daily, until the returned function is called.
+   */
+  pruneCopies(timing?: { firstDelayMs?: number; intervalMs?: number }): () => void;
 }
 
 /**
@@ -25,7 +35,7 @@ export interface SharedFiles {
 export const MAX_DATABASE_ATTACHMENT_BYTES = 100 * 1024 * 1024;
 
 export function sharedFilesFor(
-  config: Pick<GatewayConfig, "databaseUrl" | "home" | "paths" | "sessionScope" | "maxAttachmentBytes">,
+  config: Pick<GatewayConfig, "databaseUrl" | "home" | "paths" | "sessionScope" | "maxAttachmentBytes" | "retention">,
   deps: { store: Pick<Store, "sharedFiles">; logger: Logger },
 ): SharedFiles | undefined {
   if (config.databaseUrl === undefined) return undefined;
@@ -48,6 +58,25 @@ export function sharedFilesFor(
       const timer = setInterval(() => void sync.pull(), intervalMs);
       timer.unref();
       return () => clearInterval(timer);
+    },
+    pruneCopies: ({ firstDelayMs = FIRST_PRUNE_DELAY_MS, intervalMs = DAY_MS } = {}) => {
+      // The attachments folder counts only inside HERMES_HOME: a workspace elsewhere is not shared, so it is the only copy.
+      const attachments = sync.homeFiles.sharedPathOf(path.join(config.paths.workspace, "attachments"));
+      const copies = { files: deps.store.sharedFiles, homeFiles: sync.homeFiles, folders: [SESSIONS_FOLDER_NAME, ...(attachments ? [attachments] : [])], logger };
+      const controller = new AbortController();
+      const prune = (): void =>
+        void pruneSessionCopies(copies, Date.now() - config.retention.days * DAY_MS, controller.signal).catch((error: unknown) =>
+          logger.warn("shared files: could not remove unused copies of session files; trying again tomorrow", { error }),
+        );
+      const first = setTimeout(prune, firstDelayMs);
+      const daily = setInterval(prune, intervalMs);
+      first.unref();
+      daily.unref();
+      return () => {
+        controller.abort();
+        clearTimeout(first);
+        clearInterval(daily);
+      };
     },
   };
 }
