@@ -77,21 +77,43 @@ export class HomeFiles {
   }
 
   /**
-   * Deletes the local copy only. Its folder stays even when empty: an adapter or a run may have just made it for a
-   * file it is about to write.
+   * Deletes the local copy when it is still unused since `cutoffMs`; true when it went. The listing that chose it may
+   * be long stale, and a run may mark the copy as used (touch) at any moment: the copy is first moved aside, so a
+   * touch either lands before the move (seen here, and the copy is put back) or finds no copy and the run restores it.
+   * Its folder stays even when empty: an adapter or a run may have just made it for a file it is about to write.
    */
-  async removeCopy(sharedPath: string): Promise<void> {
+  async removeUnusedCopy(sharedPath: string, cutoffMs: number): Promise<boolean> {
     const file = this.absolute(sharedPath);
-    if (file !== undefined) await rm(file, { force: true });
+    if (file === undefined) return false;
+    const aside = `${file}.${randomBytes(6).toString("hex")}.sync-tmp`;
+    try {
+      await rename(file, aside);
+    } catch (error) {
+      if (isMissing(error)) return false;
+      throw error;
+    }
+    if ((await stat(aside)).mtimeMs < cutoffMs) {
+      await rm(aside, { force: true });
+      return true;
+    }
+    await rename(aside, file);
+    return false;
   }
 
-  /** Marks the local copy as used now (its modification time), so a pruning of unused copies leaves it. */
-  async touch(sharedPath: string, at: Date): Promise<void> {
+  /**
+   * Marks the local copy as used now (its modification time), so a pruning of unused copies leaves it; false when
+   * there is no copy (a pruning may have just taken it), which the caller then restores.
+   */
+  async touch(sharedPath: string, at: Date): Promise<boolean> {
     const file = this.absolute(sharedPath);
-    if (file === undefined) return;
-    await utimes(file, at, at).catch((error: unknown) => {
-      if (!isMissing(error)) throw error;
-    });
+    if (file === undefined) return false;
+    return utimes(file, at, at).then(
+      () => true,
+      (error: unknown) => {
+        if (isMissing(error)) return false;
+        throw error;
+      },
+    );
   }
 
   /** The regular files below a shared folder not written or used since `cutoffMs`, with their sizes. */

@@ -93,6 +93,23 @@ describe("pruning a home's copies of session files (HERMES_DATABASE_URL)", () =>
     expect(await exists(OUTPUT)).toBe(true);
   });
 
+  it("keeps a copy a run marked as used after the pruning listed it as unused", async () => {
+    const sync = new SharedFilesSync({ files: store.sharedFiles, home, logger: silentLogger });
+    await store.sharedFiles.put(PHOTO, Buffer.from("jpeg"), { sessionKey: KEY });
+    await copy(PHOTO, "jpeg", 40);
+    // The conversation's next run starts while the pruning asks the database about the copy it listed.
+    const files = {
+      listUnder: async (prefix: string) => {
+        const held = await store.sharedFiles.listUnder(prefix);
+        expect(await sync.restoreSession(KEY, "s1")).toEqual({ ok: true, restored: 0 });
+        return held;
+      },
+    };
+    expect(await pruneSessionCopies({ files, homeFiles: sync.homeFiles, folders: FOLDERS, logger: silentLogger }, Date.now() - 30 * DAY_MS)).toBe(0);
+    expect(await exists(PHOTO)).toBe(true);
+    expect(await readdir(path.join(home, "workspace", "attachments", "telegram"))).toEqual(["telegram-42-7-1-photo.jpg"]);
+  });
+
   it("stops between files once its signal is aborted", async () => {
     const sync = new SharedFilesSync({ files: store.sharedFiles, home, logger: silentLogger });
     await store.sharedFiles.put(PHOTO, Buffer.from("jpeg"), { sessionKey: KEY });

@@ -24,8 +24,7 @@ export async function pruneSessionCopies(deps: SessionCopiesDeps, cutoffMs: numb
       if (signal?.aborted === true) return removed;
       const held = (await deps.files.listUnder(copy.path)).find((entry) => entry.path === copy.path);
       if (held === undefined || held.deleted || held.size !== copy.size) continue;
-      await deps.homeFiles.removeCopy(copy.path);
-      removed += 1;
+      if (await deps.homeFiles.removeUnusedCopy(copy.path, cutoffMs)) removed += 1;
     }
   }
   if (removed > 0) deps.logger.info("shared files: removed this home's unused copies of session files", { removed });

@@ -194,11 +194,9 @@ export class SharedFilesSync {
       let restored = 0;
       for (const entry of await this.files.listForSession(sessionKey)) {
         if (ownOutputs !== undefined && entry.path.startsWith(`${SESSIONS_FOLDER_NAME}/`) && !entry.path.startsWith(ownOutputs)) continue;
-        if ((await this.homeFiles.sizeOf(entry.path)) === entry.size) {
-          // In use again: the pruning of unused copies (session-copies.ts) leaves it for another window.
-          await this.homeFiles.touch(entry.path, new Date());
-          continue;
-        }
+        // In use again: the pruning of unused copies (session-copies.ts) leaves it for another window; a copy it took
+        // between the two looks is restored below.
+        if ((await this.homeFiles.sizeOf(entry.path)) === entry.size && (await this.homeFiles.touch(entry.path, new Date()))) continue;
         const file = await this.files.get(entry.path);
         if (file === undefined) continue;
         await this.homeFiles.write(entry.path, file.content);
