@@ -163,6 +163,7 @@ describe("honest health of a worker (HERMES_WORKER_HTTP_PORT)", () => {
     expect(JSON.parse(live.body)).toMatchObject({ status: "ok", role: "worker" });
     const metrics = await get(`${url}/metrics`);
     expect(metrics.body).toContain("process_resident_memory_bytes");
+    expect(metrics.body).toContain("hermes_store_up 1\n");
 
     await redis.stop();
     const unready = JSON.parse((await pollUntil(`${url}/readyz`, (a) => a.status === 503, "the worker to notice Redis is gone", REPORTED_WITHIN_MS)).body) as ReadyBody;

@@ -14,6 +14,7 @@ import {
   bootstrap,
   createAgentPool,
   createBudgetRefusalsMetric,
+  createStoreUpMetric,
   createWorkerHealth,
   createRunProcessor,
   sharedFilesFor,
@@ -54,6 +55,7 @@ async function main(): Promise<number> {
   }
   const pool = built.pool;
   const budgetRefusals = createBudgetRefusalsMetric(metrics);
+  createStoreUpMetric(metrics, store);
   const { BullMqWorkerHost } = await loadBullMq();
   const lockConnection = new Redis(config.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false });
   // Without a listener ioredis reports connection errors as unhandled; they are logged and retried instead.

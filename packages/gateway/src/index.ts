@@ -55,7 +55,7 @@ export { takeHomeLock, type HomeLock, type HomeLockHolder, type HomeLockResult }
 export { connectGatewayLease, GATEWAY_LEASE_KEY, RedisGatewayLease, type GatewayLease, type GatewayLeaseHolder } from "./runtime/gateway-lease.js";
 export { alwaysActive, leaseElection, type ActiveDuty, type GatewayElection, type GatewayRole } from "./runtime/gateway-election.js";
 export { registerHealthRoutes, type HealthReport, type HealthRoutes } from "./runtime/health.js";
-export { createBudgetRefusalsMetric } from "./runtime/gateway-metrics.js";
+export { createBudgetRefusalsMetric, createStoreUpMetric } from "./runtime/gateway-metrics.js";
 export { runReadinessChecks, storeCheck, type CheckResult, type ReadinessCheck, type ReadinessReport } from "./runtime/readiness.js";
 export { RedisProbe } from "./runtime/redis-probe.js";
 export { createWorkerHealth, type WorkerHealthEndpoints, type WorkerHealthOptions } from "./runtime/health-worker.js";

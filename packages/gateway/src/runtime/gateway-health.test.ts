@@ -20,7 +20,7 @@ async function setUp(options: { redisUrl?: string; election?: { role: () => Gate
   const store = await openStore({ file: path.join(folder, "state.db") });
   cleanups.push(() => store.close());
   const registry = createMetricsRegistry();
-  const metrics = createGatewayMetrics(registry, { waitingRuns: async () => 2, pendingDeliveries: () => store.deliveries.countPending() });
+  const metrics = createGatewayMetrics(registry, { store, waitingRuns: async () => 2, pendingDeliveries: () => store.deliveries.countPending() });
   let stopping = false;
   const health = createGatewayHealth({ platforms: ["telegram"], store, mode: "inline", metrics, logger: silentLogger, isStopping: () => stopping, ...options });
   cleanups.push(() => health.close());
@@ -86,5 +86,6 @@ describe("createGatewayHealth", () => {
     expect(text).toContain('hermes_adapter_up{platform="telegram"} 1\n');
     expect(text).toContain("hermes_queue_waiting 2\n");
     expect(text).toContain("hermes_deliveries_pending 1\n");
+    expect(text).toContain("hermes_store_up 1\n");
   });
 });

@@ -1,5 +1,7 @@
 import type { Counter, Gauge, Histogram, MetricsRegistry } from "@hermes/agent";
+import type { WritableCheck } from "@hermes/store";
 import type { GatewayRole } from "./gateway-election.js";
+import { runReadinessChecks, storeCheck } from "./readiness.js";
 
 export interface GatewayMetrics {
   received: Counter;
@@ -17,6 +19,8 @@ export interface GatewayMetrics {
 
 /** What the gateway's scrape-time gauges read. */
 export interface GatewayMetricSources {
+  /** The state database, for `hermes_store_up` (createStoreUpMetric). */
+  store: { checkWritable(): Promise<WritableCheck> };
   /** Runs waiting to start. */
   waitingRuns: () => Promise<number>;
   /** Replies not yet delivered. */
@@ -29,6 +33,7 @@ export interface GatewayMetricSources {
 
 /** Safe on a registry that already has them; the scrape-time gauges keep the sources they were first given. */
 export function createGatewayMetrics(registry: MetricsRegistry, sources: GatewayMetricSources): GatewayMetrics {
+  createStoreUpMetric(registry, sources.store);
   registry.gauge("queue_waiting", "Agent runs waiting to start (queued or delayed for a retry).", { collect: sources.waitingRuns });
   registry.gauge("deliveries_pending", "Replies waiting in the outbox to be delivered.", { collect: sources.pendingDeliveries });
   const role = sources.role;
@@ -46,15 +51,28 @@ export function createGatewayMetrics(registry: MetricsRegistry, sources: Gateway
   };
 }
 
-/**
- * `hermes_budget_refusals_total{platform}`: messages answered without the model because the sender's daily budget
- * (HERMES_DAILY_BUDGET_USD) was used up. Counted where runs happen: the embedded gateway, or each worker with Redis.
- */
 /** Where the runs happen (the embedded gateway, each worker): how approval requests (HERMES_APPROVAL) ended. */
 export function createApprovalsMetric(registry: MetricsRegistry): Counter {
   return registry.counter("approvals", "Tool calls that waited for the approval of the person who asked, by how the request ended.", ["tool", "outcome"]);
 }
 
+/** Under the registry's 1 s bound on a collect, which would otherwise keep showing the last value of a hung database. */
+const STORE_SCRAPE_TIMEOUT_MS = 900;
+
+/**
+ * `hermes_store_up`: 1 while the state database (the SQLite file, or PostgreSQL) takes writes, 0 otherwise, probed
+ * at each scrape as /readyz's store check is; a database that does not answer in time counts as down.
+ */
+export function createStoreUpMetric(registry: MetricsRegistry, store: { checkWritable(): Promise<WritableCheck> }): void {
+  registry.gauge("store_up", "1 while the state database (SQLite or PostgreSQL) takes writes, 0 while it does not or does not answer; probed at each scrape.", {
+    collect: async () => ((await runReadinessChecks({ store: storeCheck(store) }, STORE_SCRAPE_TIMEOUT_MS)).status === "ready" ? 1 : 0),
+  });
+}
+
+/**
+ * `hermes_budget_refusals_total{platform}`: messages answered without the model because the sender's daily budget
+ * (HERMES_DAILY_BUDGET_USD) was used up. Counted where runs happen: the embedded gateway, or each worker with Redis.
+ */
 export function createBudgetRefusalsMetric(registry: MetricsRegistry): Counter {
   return registry.counter("budget_refusals", "Messages answered without a model call because the sender's daily budget (HERMES_DAILY_BUDGET_USD) was reached.", ["platform"]);
 }

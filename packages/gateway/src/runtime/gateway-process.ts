@@ -114,7 +114,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   let stopping = false;
   // Only a served /readyz needs a Redis probe of its own; the terminal chat opens none.
   const election = options.election?.election ?? alwaysActive();
-  const metrics = createGatewayMetrics(options.metrics, { waitingRuns: () => queue.waiting(), pendingDeliveries: () => store.deliveries.countPending(), role: () => election.role(), keptRuns: relay && (() => relay.backlogSize()) });
+  const metrics = createGatewayMetrics(options.metrics, { store, waitingRuns: () => queue.waiting(), pendingDeliveries: () => store.deliveries.countPending(), role: () => election.role(), keptRuns: relay && (() => relay.backlogSize()) });
   const health = createGatewayHealth({ platforms: [...adapters.keys()], store, mode, redisUrl: options.http ? config.redisUrl : undefined, relayBacklog: relay && (() => relay.backlogSize()), metrics, logger, secrets: configSecrets(config), isStopping: () => stopping, election: options.election?.election, mcpServers: pool && (() => pool.mcp.status()) });
   // One pacer for the process: replies, busy acknowledgements and typing share each platform's limits.
   const pacer = new PlatformPacer({ platforms: options.adapters });
