@@ -1,6 +1,4 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -8,6 +6,7 @@ import { silentLogger } from "@hermes/agent";
 import type { AdapterContext, HttpHandler, InboundMessage, OutboundButton } from "@hermes/gateway";
 import { startFakeSlack, type FakeSlack } from "../../../test/fakes/slack/fake-slack.js";
 import { postInteraction } from "../../../test/fakes/slack/slack-interactions.js";
+import { serveAdapterRoutes } from "./adapter-routes.fixture.js";
 import { createSlackAdapter, type SlackAdapter } from "./slack-adapter.js";
 
 const SECRET = "interactivity-secret";
@@ -15,7 +14,7 @@ const SECRET = "interactivity-secret";
 let fake: FakeSlack;
 let dir: string;
 let adapter: SlackAdapter | undefined;
-let server: http.Server | undefined;
+let closeServer: (() => Promise<void>) | undefined;
 
 beforeEach(async () => {
   fake = await startFakeSlack();
@@ -26,8 +25,8 @@ beforeEach(async () => {
 afterEach(async () => {
   await adapter?.stop();
   adapter = undefined;
-  if (server) await new Promise<void>((resolve) => server?.close(() => resolve()));
-  server = undefined;
+  await closeServer?.();
+  closeServer = undefined;
   await fake.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -37,29 +36,14 @@ const BUTTONS: OutboundButton[] = [
   { label: "Deny", value: "/deny k3j4h5m6", style: "danger" },
 ];
 
-/** Serves the adapter's routes over real HTTP on 127.0.0.1, as the gateway's server does. */
-async function serve(routes: Map<string, HttpHandler>): Promise<string> {
-  const listening = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const handler = routes.get(`${req.method ?? ""} ${req.url ?? ""}`);
-      if (!handler) return void res.writeHead(404).end();
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(", ") : (value ?? "")]));
-      void handler({ headers, rawBody: Buffer.concat(chunks) }).then((answer) => res.writeHead(answer.status, answer.headers).end(answer.body ?? ""));
-    });
-  });
-  server = listening;
-  await new Promise<void>((resolve) => listening.listen(0, "127.0.0.1", () => resolve()));
-  return `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
-}
-
 async function httpAdapter(received: InboundMessage[], receive?: AdapterContext["receive"]): Promise<{ slack: SlackAdapter; base: string; routes: Map<string, HttpHandler> }> {
   const routes = new Map<string, HttpHandler>();
   const slack = createSlackAdapter({ botToken: fake.botToken, signingSecret: SECRET, apiUrl: fake.apiUrl }, { logger: silentLogger, attachmentsDir: dir });
   await slack.start({ receive: receive ?? (async (message) => void received.push(message)), reportStatus: () => {}, route: (method, routePath, handler) => void routes.set(`${method} ${routePath}`, handler) });
   adapter = slack;
-  return { slack, base: await serve(routes), routes };
+  const served = await serveAdapterRoutes(routes);
+  closeServer = served.close;
+  return { slack, base: served.base, routes };
 }
 
 async function posted(slack: SlackAdapter, target: { chatId: string; threadId?: string }): Promise<string> {
