@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -224,7 +224,10 @@ describe("Slack adapter end to end (real Bolt, fake Web API, signed events)", ()
     await deliver(h, eventCallback(directMessage({ channel: "D_ALICE", user: "U_ALICE", text: "see attached", files: [small, large] })));
     await h.gateway.waitIdle(DM_KEY);
 
-    const saved = path.join(attachmentsDir ?? "", `slack-${small.id}-notes.txt`);
+    // Named after the message it came with (channel and ts), so the same file shared elsewhere gets a copy of its own.
+    const names = await readdir(attachmentsDir ?? "");
+    expect(names).toEqual([expect.stringMatching(new RegExp(`^slack-D_ALICE_\\d+\\.\\d+-${small.id}-notes\\.txt$`))]);
+    const saved = path.join(attachmentsDir ?? "", names[0] ?? "");
     expect(await readFile(saved, "utf8")).toBe("remember the milk");
     expect(fake.downloads).toEqual([{ fileId: small.id, authorization: `Bearer ${fake.botToken}` }]);
     const seen = JSON.stringify(h.llm.requests[0]?.messages);

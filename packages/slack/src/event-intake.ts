@@ -125,7 +125,7 @@ export class SlackEventIntake {
       return;
     }
     const { budgetMs, ...fetching } = this.options.files;
-    const downloaded = await downloadSlackFiles(files, { ...fetching, logger: this.options.logger, deadline: AbortSignal.timeout(budgetMs) });
+    const downloaded = await downloadSlackFiles(files, { ...fetching, messageKey: message.messageId, logger: this.options.logger, deadline: AbortSignal.timeout(budgetMs) });
     message.attachments = downloaded.attachments;
     if (downloaded.notes.length > 0) message.text = [message.text, ...downloaded.notes.map((note) => `[${note}]`)].filter(Boolean).join("\n\n");
   }

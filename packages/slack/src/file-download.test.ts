@@ -104,8 +104,11 @@ describe("downloadSlackFiles", () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
-  it("keeps hostile names inside the folder", () => {
+  it("keeps hostile names inside the folder, and names a file after the message it came with", () => {
     expect(fileNameFor({ id: "F1", name: "../../etc/passwd" })).toBe("slack-F1-etc_passwd");
     expect(fileNameFor({ id: "../F2" })).toBe("slack-F2");
+    // The same file shared into two conversations gets a name in each.
+    expect(fileNameFor({ id: "F3", name: "plan.pdf" }, "C1:1700000000.000100")).toBe("slack-C1_1700000000.000100-F3-plan.pdf");
+    expect(fileNameFor({ id: "F3", name: "plan.pdf" }, "D9:1700000001.000200")).not.toBe(fileNameFor({ id: "F3", name: "plan.pdf" }, "C1:1700000000.000100"));
   });
 });

@@ -18,6 +18,11 @@ export interface FileDownloadOptions {
   logger: Logger;
   timeoutMs?: number;
   /**
+   * The message the files came with, in their names: a file shared into two conversations gets a copy of its own in
+   * each (with HERMES_DATABASE_URL a path belongs to one conversation, which restores it on the worker that runs it).
+   */
+  messageKey?: string;
+  /**
    * Aborted when the message must be handed over now: files not downloaded by then are passed on as references,
    * with a note, so that slow downloads never hold up persisting the message.
    */
@@ -115,7 +120,7 @@ async function downloadOne(file: SlackFile, options: FileDownloadOptions): Promi
     return { ok: false, reason: `it is larger than the ${megabytes(options.maxBytes)} limit` };
   }
   await mkdir(options.directory, { recursive: true });
-  const localPath = path.join(options.directory, fileNameFor(file));
+  const localPath = path.join(options.directory, fileNameFor(file, options.messageKey));
   let received = 0;
   const cap = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
@@ -140,11 +145,12 @@ async function downloadOne(file: SlackFile, options: FileDownloadOptions): Promi
 
 class FileTooLargeError extends Error {}
 
-/** `slack-<file id>-<name>`, reduced to safe characters so a hostile name cannot leave the folder. */
-export function fileNameFor(file: Pick<SlackFile, "id" | "name">): string {
+/** `slack-[<message>-]<file id>-<name>`, reduced to safe characters so a hostile name cannot leave the folder. */
+export function fileNameFor(file: Pick<SlackFile, "id" | "name">, messageKey?: string): string {
   const clean = (text: string): string => text.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^[._]+/, "");
   const name = clean(file.name ?? "").slice(-100);
-  return `slack-${clean(file.id).slice(0, 40)}${name ? `-${name}` : ""}`;
+  const message = messageKey === undefined ? "" : clean(messageKey).slice(0, 60);
+  return `slack-${message ? `${message}-` : ""}${clean(file.id).slice(0, 40)}${name ? `-${name}` : ""}`;
 }
 
 function kindOf(mimeType: string | undefined): InboundAttachment["kind"] {
