@@ -116,12 +116,12 @@ export class HomeFiles {
     );
   }
 
-  /** The regular files below a shared folder not written or used since `cutoffMs`, with their sizes. */
-  async unusedSince(sharedFolder: string, cutoffMs: number): Promise<Array<{ path: string; size: number }>> {
-    const unused: Array<{ path: string; size: number }> = [];
+  /** The regular files below a shared folder not written or used since `cutoffMs`, as shared paths. */
+  async unusedSince(sharedFolder: string, cutoffMs: number): Promise<string[]> {
+    const unused: string[] = [];
     for (const shared of await this.filesUnder(sharedFolder)) {
       const info = await stat(this.absolute(shared) ?? "").catch(() => undefined);
-      if (info !== undefined && info.isFile() && info.mtimeMs < cutoffMs) unused.push({ path: shared, size: info.size });
+      if (info !== undefined && info.isFile() && info.mtimeMs < cutoffMs) unused.push(shared);
     }
     return unused;
   }

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_SESSION_SCOPE } from "../core/session-key.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test/support/test-database.js";
 import { pruneSessionCopies } from "./session-copies.js";
+import { HomeFiles } from "./home-files.js";
 import { SharedFilesSync } from "./shared-files-sync.js";
 import { sharedFilesFor } from "./shared-files-wiring.js";
 
@@ -43,32 +44,23 @@ async function copy(sharedPath: string, content: string, daysAgo: number): Promi
 const exists = (sharedPath: string): Promise<boolean> => stat(path.join(home, ...sharedPath.split("/"))).then(() => true, () => false);
 
 describe("pruning a home's copies of session files (HERMES_DATABASE_URL)", () => {
-  it("removes copies unused for the window that the database holds, keeps recent ones and files only this home has", async () => {
+  it("removes copies unused for the window, whatever the database holds, and keeps recent ones and other folders", async () => {
     const sync = new SharedFilesSync({ files: store.sharedFiles, home, logger: silentLogger });
     await store.sharedFiles.put(PHOTO, Buffer.from("jpeg"), { sessionKey: KEY });
-    await store.sharedFiles.put(OUTPUT, Buffer.from("long output"), { sessionKey: KEY });
-    await store.sharedFiles.put("sessions/s1/tool-results/recent.txt", Buffer.from("recent"), { sessionKey: KEY });
-    await store.sharedFiles.put("workspace/attachments/telegram/changed.txt", Buffer.from("the database's version"), { sessionKey: KEY });
-    await store.sharedFiles.put("workspace/attachments/telegram/removed.txt", Buffer.from("gone"), { sessionKey: KEY });
-    await store.sharedFiles.remove("workspace/attachments/telegram/removed.txt");
     await copy(PHOTO, "jpeg", 40);
     await copy(OUTPUT, "long output", 31);
     await copy("sessions/s1/tool-results/recent.txt", "recent", 2);
-    await copy("workspace/attachments/telegram/local-only.txt", "never shared", 90);
-    await copy("workspace/attachments/telegram/changed.txt", "a different copy", 90);
-    await copy("workspace/attachments/telegram/removed.txt", "gone", 90);
+    // A conversation the database's history retention deleted: its copy must not outlive it here.
+    await copy("workspace/attachments/telegram/telegram-43-9-1-photo.jpg", "deleted conversation", 90);
     await copy("skills/notes/SKILL.md", "not a session file", 90);
 
-    const removed = await pruneSessionCopies({ files: store.sharedFiles, homeFiles: sync.homeFiles, folders: FOLDERS, logger: silentLogger }, Date.now() - 30 * DAY_MS);
+    const removed = await pruneSessionCopies({ homeFiles: sync.homeFiles, folders: FOLDERS, logger: silentLogger }, Date.now() - 30 * DAY_MS);
 
-    expect(removed).toBe(2);
-    expect(await exists(PHOTO)).toBe(false);
-    expect(await exists(OUTPUT)).toBe(false);
-    for (const kept of ["sessions/s1/tool-results/recent.txt", "workspace/attachments/telegram/local-only.txt", "workspace/attachments/telegram/changed.txt", "workspace/attachments/telegram/removed.txt", "skills/notes/SKILL.md"]) {
-      expect({ kept, present: await exists(kept) }).toEqual({ kept, present: true });
-    }
+    expect(removed).toBe(3);
+    for (const gone of [PHOTO, OUTPUT, "workspace/attachments/telegram/telegram-43-9-1-photo.jpg"]) expect({ gone, present: await exists(gone) }).toEqual({ gone, present: false });
+    for (const kept of ["sessions/s1/tool-results/recent.txt", "skills/notes/SKILL.md"]) expect({ kept, present: await exists(kept) }).toEqual({ kept, present: true });
     // The folders stay for the files about to be written into them.
-    expect(await readdir(path.join(home, "workspace", "attachments", "telegram"))).not.toContain("telegram-42-7-1-photo.jpg");
+    expect(await readdir(path.join(home, "workspace", "attachments", "telegram"))).toEqual([]);
   });
 
   it("a run marks the copies it finds as used, and restores a pruned one before it starts", async () => {
@@ -77,7 +69,7 @@ describe("pruning a home's copies of session files (HERMES_DATABASE_URL)", () =>
     await store.sharedFiles.put(OUTPUT, Buffer.from("long output"), { sessionKey: KEY });
     await copy(PHOTO, "jpeg", 40);
     await copy(OUTPUT, "long output", 40);
-    const deps = { files: store.sharedFiles, homeFiles: sync.homeFiles, folders: FOLDERS, logger: silentLogger };
+    const deps = { homeFiles: sync.homeFiles, folders: FOLDERS, logger: silentLogger };
 
     // The photo's conversation ran again today: its copy is in use and stays; the other session's output goes.
     expect(await sync.restoreSession(KEY, "s2")).toEqual({ ok: true, restored: 0 });
@@ -97,15 +89,15 @@ describe("pruning a home's copies of session files (HERMES_DATABASE_URL)", () =>
     const sync = new SharedFilesSync({ files: store.sharedFiles, home, logger: silentLogger });
     await store.sharedFiles.put(PHOTO, Buffer.from("jpeg"), { sessionKey: KEY });
     await copy(PHOTO, "jpeg", 40);
-    // The conversation's next run starts while the pruning asks the database about the copy it listed.
-    const files = {
-      listUnder: async (prefix: string) => {
-        const held = await store.sharedFiles.listUnder(prefix);
+    // The conversation's next run starts right after the pruning listed the copy (a long listing of a big home).
+    const homeFiles = new (class extends HomeFiles {
+      override async unusedSince(folder: string, cutoffMs: number) {
+        const listed = await super.unusedSince(folder, cutoffMs);
         expect(await sync.restoreSession(KEY, "s1")).toEqual({ ok: true, restored: 0 });
-        return held;
-      },
-    };
-    expect(await pruneSessionCopies({ files, homeFiles: sync.homeFiles, folders: FOLDERS, logger: silentLogger }, Date.now() - 30 * DAY_MS)).toBe(0);
+        return listed;
+      }
+    })(home);
+    expect(await pruneSessionCopies({ homeFiles, folders: FOLDERS, logger: silentLogger }, Date.now() - 30 * DAY_MS)).toBe(0);
     expect(await exists(PHOTO)).toBe(true);
     expect(await readdir(path.join(home, "workspace", "attachments", "telegram"))).toEqual(["telegram-42-7-1-photo.jpg"]);
   });
@@ -114,7 +106,7 @@ describe("pruning a home's copies of session files (HERMES_DATABASE_URL)", () =>
     const sync = new SharedFilesSync({ files: store.sharedFiles, home, logger: silentLogger });
     await store.sharedFiles.put(PHOTO, Buffer.from("jpeg"), { sessionKey: KEY });
     await copy(PHOTO, "jpeg", 40);
-    const deps = { files: store.sharedFiles, homeFiles: sync.homeFiles, folders: FOLDERS, logger: silentLogger };
+    const deps = { homeFiles: sync.homeFiles, folders: FOLDERS, logger: silentLogger };
     expect(await pruneSessionCopies(deps, Date.now() - 30 * DAY_MS, AbortSignal.abort())).toBe(0);
     expect(await exists(PHOTO)).toBe(true);
   });
@@ -126,12 +118,12 @@ describe("pruning a home's copies of session files (HERMES_DATABASE_URL)", () =>
     await store.sharedFiles.put(PHOTO, Buffer.from("jpeg"), { sessionKey: KEY });
     await copy(PHOTO, "jpeg", 31);
     await copy(OUTPUT, "long output", 31);
+    await copy("sessions/s1/tool-results/fresh.txt", "fresh", 29);
     const stop = shared.pruneCopies({ firstDelayMs: 0 });
     try {
-      // Generous: the machine may be busy, and the pruning asks the database about each copy.
-      await vi.waitFor(async () => expect(await exists(PHOTO)).toBe(false), { timeout: 15_000, interval: 50 });
-      // Never shared, so the only copy: it stays.
-      expect(await exists(OUTPUT)).toBe(true);
+      // Generous: the machine may be busy.
+      await vi.waitFor(async () => expect({ photo: await exists(PHOTO), output: await exists(OUTPUT) }).toEqual({ photo: false, output: false }), { timeout: 15_000, interval: 50 });
+      expect(await exists("sessions/s1/tool-results/fresh.txt")).toBe(true);
     } finally {
       stop();
     }

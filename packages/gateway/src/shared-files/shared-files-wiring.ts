@@ -62,7 +62,7 @@ export function sharedFilesFor(
     pruneCopies: ({ firstDelayMs = FIRST_PRUNE_DELAY_MS, intervalMs = DAY_MS } = {}) => {
       // The attachments folder counts only inside HERMES_HOME: a workspace elsewhere is not shared, so it is the only copy.
       const attachments = sync.homeFiles.sharedPathOf(path.join(config.paths.workspace, "attachments"));
-      const copies = { files: deps.store.sharedFiles, homeFiles: sync.homeFiles, folders: [SESSIONS_FOLDER_NAME, ...(attachments ? [attachments] : [])], logger };
+      const copies = { homeFiles: sync.homeFiles, folders: [SESSIONS_FOLDER_NAME, ...(attachments ? [attachments] : [])], logger };
       const controller = new AbortController();
       const prune = (): void =>
         void pruneSessionCopies(copies, Date.now() - config.retention.days * DAY_MS, controller.signal).catch((error: unknown) =>
