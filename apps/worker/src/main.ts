@@ -18,6 +18,7 @@ import {
   createWorkerHealth,
   createRunProcessor,
   sharedFilesFor,
+  storeOutageCheck,
   registerHealthRoutes,
   reportIssue,
   shutdownRequested,
@@ -66,6 +67,7 @@ async function main(): Promise<number> {
     redisUrl: config.redisUrl,
     concurrency: config.workers,
     logger,
+    storeAway: storeOutageCheck(store),
     processor: createRunProcessor({
       store,
       lock: new RedisSessionLock(lockConnection),

@@ -7,6 +7,7 @@ import { promoteDelayed } from "./promote-delayed.js";
 import { PARKED_SAFETY_DELAY_MS, RedisSessionWaiters } from "./session-waiters.js";
 import { settlesWithin, timerScheduler, type Scheduler } from "./scheduler.js";
 import { StopListener } from "./stop-channel.js";
+import { STORE_RECHECK_MS } from "./store-outage.js";
 import {
   DEFAULT_RUN_QUEUE_NAME,
   REPLIES_STORED_EVENT,
@@ -37,6 +38,8 @@ export interface BullMqWorkerHostOptions {
   parkedSafetyDelayMs?: number;
   /** After aborting runs that outlived the drain, how long close() waits for them to hand their jobs back. */
   abortGraceMs?: number;
+  /** Whether the state database is away (store-outage.ts): a run failing then waits for it without using an attempt. */
+  storeAway?: () => Promise<boolean>;
   logger?: Logger;
   now?: () => number;
   scheduler?: Scheduler;
@@ -59,6 +62,7 @@ export class BullMqWorkerHost {
   private readonly scheduler: Scheduler;
   private readonly parkedSafetyDelayMs: number;
   private readonly abortGraceMs: number;
+  private readonly storeAway: () => Promise<boolean>;
   private readonly connection: Redis;
   private readonly workers: Array<Worker<unknown, AgentRunJob>>;
   /** Only for promoting parked jobs; the worker takes jobs through its own connection. */
@@ -80,6 +84,7 @@ export class BullMqWorkerHost {
     this.scheduler = options.scheduler ?? timerScheduler;
     this.parkedSafetyDelayMs = options.parkedSafetyDelayMs ?? PARKED_SAFETY_DELAY_MS;
     this.abortGraceMs = options.abortGraceMs ?? 2_000;
+    this.storeAway = options.storeAway ?? (async () => false);
     this.connection = openRedis(options.redisUrl, { name: "hermes-worker", waitThroughOutages: true }, this.logger);
     const queueName = options.queueName ?? DEFAULT_RUN_QUEUE_NAME;
     // During an outage the connection has logged it once already; these are the same failure seen by BullMQ.
@@ -225,6 +230,7 @@ export class BullMqWorkerHost {
       outcome = await this.processor(run.job, { signal: run.signal });
     } catch (error) {
       if (run.abortCause() === "shutdown") return this.handBack(job, token);
+      if (run.abortCause() === undefined && (await this.storeAway())) return this.waitForStore(job, token, error);
       this.failed += 1;
       // Retrying a run the user stopped would undo the stop.
       if (run.abortCause() === "stop") throw new UnrecoverableError(`run stopped and then failed: ${messageOf(error)}`);
@@ -232,6 +238,13 @@ export class BullMqWorkerHost {
     }
     if (run.abortCause() === "shutdown") return this.handBack(job, token);
     return outcome;
+  }
+
+  /** Delayed again without using an attempt, which an outage of the database would spend within seconds. */
+  private async waitForStore(job: Job<unknown, AgentRunJob>, token: string | undefined, error: unknown): Promise<never> {
+    this.logger.warn("agent run failed while the state database is away; it runs again once the database is back", { jobId: job.id, error, retryInMs: STORE_RECHECK_MS });
+    await job.moveToDelayed(this.now() + STORE_RECHECK_MS, token);
+    throw new DelayedError();
   }
 
   private async handBack(job: Job<unknown, AgentRunJob>, token: string | undefined): Promise<never> {

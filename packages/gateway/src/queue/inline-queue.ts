@@ -3,6 +3,7 @@ import { RunRegistry } from "./run-registry.js";
 import { InMemorySessionWaiters, PARKED_SAFETY_DELAY_MS } from "./session-waiters.js";
 import { settlesWithin, timerScheduler, type Scheduler } from "./scheduler.js";
 import { notifySettled } from "./settled-listeners.js";
+import { STORE_RECHECK_MS } from "./store-outage.js";
 import {
   copyAgentRunJob,
   type AgentRunJob,
@@ -31,6 +32,8 @@ export interface InlineQueueOptions {
   failureBackoffMs?: number;
   /** After aborting runs that outlived the drain, how long close() still waits for them to return. */
   abortGraceMs?: number;
+  /** Whether the state database is away (store-outage.ts): a run failing then waits for it, uncounted. */
+  storeAway?: () => Promise<boolean>;
   logger?: Logger;
   scheduler?: Scheduler;
 }
@@ -53,6 +56,7 @@ export class InlineQueue implements AgentRunQueue {
   private readonly maxRetries: number;
   private readonly failureBackoffMs: number;
   private readonly abortGraceMs: number;
+  private readonly storeAway: () => Promise<boolean>;
   private readonly logger: Logger;
   private readonly scheduler: Scheduler;
   private readonly pending: QueuedRun[] = [];
@@ -79,6 +83,7 @@ export class InlineQueue implements AgentRunQueue {
     this.maxRetries = options.maxRetries ?? 3;
     this.failureBackoffMs = options.failureBackoffMs ?? 1_000;
     this.abortGraceMs = options.abortGraceMs ?? 5_000;
+    this.storeAway = options.storeAway ?? (async () => false);
     this.logger = options.logger ?? silentLogger;
     this.scheduler = options.scheduler ?? timerScheduler;
   }
@@ -170,8 +175,11 @@ export class InlineQueue implements AgentRunQueue {
     } catch (error) {
       result = { ok: false, error };
     }
+    // Asked before the slot frees, so the run cannot start again in between.
+    const waitForStore = !result.ok && handle.abortCause() === undefined && !this.closing && (await this.storeAway());
     try {
-      this.conclude(queued, result, handle.abortCause());
+      if (waitForStore) this.waitForStore(queued, result);
+      else this.conclude(queued, result, handle.abortCause());
     } finally {
       handle.finish();
     }
@@ -213,6 +221,12 @@ export class InlineQueue implements AgentRunQueue {
     withdraw = this.waiters.park(sessionKey, resume);
     cancelSafety = this.scheduler.after(this.parkedSafetyDelayMs, resume);
     if (!this.sessionLocked(sessionKey)) resume();
+  }
+
+  private waitForStore(queued: QueuedRun, result: ProcessorResult): void {
+    const error = result.ok ? undefined : result.error;
+    this.logger.warn("agent run failed while the state database is away; it runs again once the database is back", { ...queued.job, error, retryInMs: STORE_RECHECK_MS });
+    this.later(queued, STORE_RECHECK_MS);
   }
 
   private later(queued: QueuedRun, delayMs: number): void {

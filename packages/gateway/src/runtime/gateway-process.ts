@@ -219,11 +219,9 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     metrics.runs.inc(1, { outcome });
     typing.end(`inbound:${job.inboundId}`);
     if (!flushedForReplies) void delivery.flush();
-    settle(job.inboundId, outcome).catch((error: unknown) =>
-      logger.error("could not settle a finished run", { inboundId: job.inboundId, error }),
-    );
+    void settle(job.inboundId, outcome);
   });
-  const settle = runSettlement({ store, runDuration: metrics.runDuration, notice: (message, text) => gateway.notice(message, text), markDone });
+  const settle = runSettlement({ store, runDuration: metrics.runDuration, notice: (message, text) => gateway.notice(message, text), markDone, logger });
   const retention = startRetentionTimer({ retention: store.retention, settings: config.retention, logger });
   // Scheduled tasks start only in the active gateway, whose delivery sends their answers.
   const cron = startCronScheduling({ store, queue, logger, hooks: hookPort, isActive: () => duty.active && !stopping, platforms: () => [...adapters.keys()], allowedUsers: config.allowedUsers, dailyBudgetUsd: config.limits.dailyBudgetUsd });

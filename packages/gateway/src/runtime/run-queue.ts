@@ -8,6 +8,7 @@ import { approvalGateFor } from "../approval/approval-wiring.js";
 import { createRunProcessor } from "../core/run-processor.js";
 import { InlineQueue } from "../queue/inline-queue.js";
 import { InMemorySessionLock } from "../queue/session-lock.js";
+import { storeOutageCheck } from "../queue/store-outage.js";
 import type { AgentRunQueue } from "../queue/types.js";
 import { InMemorySessionWaiters, wakingSessionLock } from "../queue/session-waiters.js";
 import { createWithSessionLock, type WithSessionLock } from "./command-session-lock.js";
@@ -85,7 +86,7 @@ export async function createRunQueue(
     workspace: config.paths.workspace,
     logger: deps.logger,
   });
-  const queue = new InlineQueue(processor, { concurrency: config.workers, logger: deps.logger, waiters, sessionLocked: (key) => locks.isHeld(key) });
+  const queue = new InlineQueue(processor, { concurrency: config.workers, logger: deps.logger, waiters, sessionLocked: (key) => locks.isHeld(key), storeAway: storeOutageCheck(deps.store) });
   const withSessionLock = createWithSessionLock({ lock: sessionLock, waiters, logger: deps.logger });
   return { ok: true, queue, withSessionLock, pool, mode: "inline" };
 }
