@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { inject } from "vitest";
-import pg from "pg";
 import { createTelegramAdapter } from "@hermes/telegram";
 import { startFakeTelegram, type FakeTelegram } from "./fakes/telegram/index.js";
 import { startGatewayHarness, type GatewayHarness } from "./support/gateway-harness.js";
+import { setDatabaseReachable } from "./support/database-outage.js";
 import { recordingLogger } from "./support/recording-logger.js";
 import { createTestDatabase, type TestDatabase } from "./support/test-database.js";
 
@@ -24,19 +23,6 @@ afterEach(async () => {
   fake = undefined;
   database = undefined;
 });
-
-/** On the test server, as its superuser: the database refuses connections and loses the ones it has, or takes them again. */
-async function setReachable(url: string, reachable: boolean): Promise<void> {
-  const name = decodeURIComponent(new URL(url).pathname.slice(1));
-  const client = new pg.Client({ connectionString: inject("postgresUrl") });
-  await client.connect();
-  try {
-    await client.query(`ALTER DATABASE ${client.escapeIdentifier(name)} ALLOW_CONNECTIONS ${reachable ? "true" : "false"}`);
-    if (!reachable) await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name]);
-  } finally {
-    await client.end();
-  }
-}
 
 async function storeUp(h: GatewayHarness): Promise<string | undefined> {
   const response = await fetch(`http://127.0.0.1:${h.gateway.httpAddress?.port ?? 0}/metrics`);
@@ -77,7 +63,7 @@ describe("PostgreSQL going away under a running gateway (HERMES_DATABASE_URL)", 
     expect((await readiness(h)).status).toBe(200);
     expect(await storeUp(h)).toBe("1");
 
-    await setReachable(database.url, false);
+    await setDatabaseReachable(database.url, false);
     await vi.waitFor(async () => expect(await readiness(h)).toMatchObject({ status: 503, store: { ok: false } }), { timeout: 15_000, interval: 200 });
     expect(await storeUp(h)).toBe("0");
     h.llm.enqueue({ kind: "text", text: "Answer one." }, { kind: "text", text: "Answer two." });
@@ -93,7 +79,7 @@ describe("PostgreSQL going away under a running gateway (HERMES_DATABASE_URL)", 
     );
     expect(telegram.confirmedOffset()).toBeLessThanOrEqual(during[0]?.update.update_id ?? 0);
 
-    await setReachable(database.url, true);
+    await setDatabaseReachable(database.url, true);
     for (const written of during) await telegram.waitForConfirmation(written.update);
     await vi.waitFor(async () => expect((await readiness(h)).status).toBe(200), { timeout: 15_000, interval: 200 });
     expect(await storeUp(h)).toBe("1");

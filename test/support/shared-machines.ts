@@ -17,6 +17,8 @@ export interface SharedMachines {
   readonly llm: LlmServer;
   readonly telegram: FakeTelegram;
   readonly root: string;
+  /** The deployment's PostgreSQL database (HERMES_DATABASE_URL of every machine). */
+  readonly databaseUrl: string;
   /** Starts `role` on the machine `name` (home `<root>/<name>/hermes`) and waits for `ready` in its log; `env` is that machine's own. */
   start(role: "gateway" | "worker", name: string, ready: string, env?: Record<string, string>): Promise<AppProcess>;
   /** SIGTERM, and it must exit 0. */
@@ -68,6 +70,7 @@ export async function startSharedMachines(options: SharedMachinesOptions): Promi
     llm,
     telegram,
     root,
+    databaseUrl: database.url,
     async start(role, name, ready, env = {}) {
       const app = startApp(role, { ...settingsOf(name), ...env });
       apps.push(app);
