@@ -3,6 +3,7 @@ import { utcDayOf, type CronJobRecord, type Store } from "@hermes/store";
 import type { InboundMessage } from "../core/inbound.js";
 import type { HookPort } from "../core/ports.js";
 import { newSessionFor } from "../core/session-key.js";
+import { FailureStreak } from "../logging/failure-streak.js";
 import { realPacerClock, type PacerClock } from "../outbound/pacer-clock.js";
 import { onCronJobsChanged } from "./cron-changes.js";
 import { formatTime } from "./cron-jobs.js";
@@ -88,12 +89,14 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     });
   };
 
+  const lookFailures = new FailureStreak(logger, { failed: "the scheduler could not look at the scheduled tasks; it tries again shortly", recovered: "the scheduler can look at the scheduled tasks again", level: "error" });
   const lookAndSleep = async (): Promise<void> => {
     let delay = pollMs;
     try {
       delay = await look();
+      lookFailures.succeeded();
     } catch (error) {
-      logger.error("the scheduler could not look at the scheduled tasks; it tries again shortly", { error });
+      lookFailures.failed({ error });
     }
     if (running && !lookAgain) cancelTimer = clock.schedule(wake, delay);
   };

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { Logger } from "@hermes/agent";
 import type { PlatformAdapter } from "../core/adapter.js";
+import { FailureStreak } from "../logging/failure-streak.js";
 import { ChatLanes, chatLaneKey } from "./chat-lanes.js";
 import { deliveryRetryDelayMs, sendDelivery, type DeliveryAttempt, type DeliveryRules } from "./deliver-row.js";
 import { tracedDeliveryAttempt } from "./delivery-span.js";
@@ -76,6 +77,8 @@ export class DeliveryService {
   private pollGeneration = 0;
   private cancelPoll: (() => void) | null = null;
   private stopping = new AbortController();
+  private readonly claimFailures: FailureStreak;
+  private readonly dueReadFailures: FailureStreak;
 
   constructor(private readonly options: DeliveryServiceOptions) {
     this.owner = options.owner ?? `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -97,6 +100,8 @@ export class DeliveryService {
       signal: this.stopping.signal,
     };
     if (options.streams) this.rules.streams = options.streams;
+    this.claimFailures = new FailureStreak(options.logger, { failed: "could not claim pending deliveries", recovered: "claiming pending deliveries works again", level: "error" }, this.now);
+    this.dueReadFailures = new FailureStreak(options.logger, { failed: "could not read when the next deferred delivery is due", recovered: "reading when deferred deliveries are due works again", level: "warn" }, this.now);
   }
 
   /**
@@ -222,9 +227,11 @@ export class DeliveryService {
 
   private async claim(limit: number): Promise<DeliveryRecordLike[]> {
     try {
-      return await this.options.store.claim({ owner: this.owner, platforms: this.platforms, limit, leaseMs: this.rules.leaseMs });
+      const rows = await this.options.store.claim({ owner: this.owner, platforms: this.platforms, limit, leaseMs: this.rules.leaseMs });
+      this.claimFailures.succeeded();
+      return rows;
     } catch (error) {
-      this.options.logger.error("could not claim pending deliveries", { error });
+      this.claimFailures.failed({ error });
       return [];
     }
   }
@@ -233,9 +240,10 @@ export class DeliveryService {
   private async nextWakeMs(pollMs: number): Promise<number> {
     try {
       const due = await this.options.store.nextAttemptAt(this.platforms);
+      this.dueReadFailures.succeeded();
       return due === undefined ? pollMs : Math.min(pollMs, Math.max(0, due - this.now()));
     } catch (error) {
-      this.options.logger.warn("could not read when the next deferred delivery is due", { error });
+      this.dueReadFailures.failed({ error });
       return pollMs;
     }
   }
