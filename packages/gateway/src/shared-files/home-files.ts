@@ -119,15 +119,19 @@ export class HomeFiles {
   /** The regular files below a shared folder not written or used since `cutoffMs`, as shared paths. */
   async unusedSince(sharedFolder: string, cutoffMs: number): Promise<string[]> {
     const unused: string[] = [];
-    for (const shared of await this.filesUnder(sharedFolder)) {
+    // Staging files count too: one a crash left behind, moved aside by a pruning, keeps its copy's old time.
+    for (const shared of await this.filesUnder(sharedFolder, { staging: true })) {
       const info = await stat(this.absolute(shared) ?? "").catch(() => undefined);
       if (info !== undefined && info.isFile() && info.mtimeMs < cutoffMs) unused.push(shared);
     }
     return unused;
   }
 
-  /** Every regular file below a shared folder path (e.g. `skills/<name>`), as shared paths; empty when it is absent. */
-  async filesUnder(sharedFolder: string): Promise<string[]> {
+  /**
+   * Every regular file below a shared folder path (e.g. `skills/<name>`), as shared paths; empty when it is absent.
+   * Files being written (`.sync-tmp`) are left out unless asked for.
+   */
+  async filesUnder(sharedFolder: string, options: { staging?: boolean } = {}): Promise<string[]> {
     const root = this.absolute(sharedFolder);
     if (root === undefined) return [];
     const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch((error: unknown) => {
@@ -136,7 +140,7 @@ export class HomeFiles {
     });
     const files: string[] = [];
     for (const entry of entries) {
-      if (!entry.isFile() || entry.name.endsWith(".sync-tmp")) continue;
+      if (!entry.isFile() || (entry.name.endsWith(".sync-tmp") && options.staging !== true)) continue;
       const shared = this.sharedPathOf(path.join(entry.parentPath, entry.name));
       if (shared !== undefined) files.push(shared);
     }

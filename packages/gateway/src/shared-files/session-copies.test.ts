@@ -53,12 +53,15 @@ describe("pruning a home's copies of session files (HERMES_DATABASE_URL)", () =>
     // A conversation the database's history retention deleted: its copy must not outlive it here.
     await copy("workspace/attachments/telegram/telegram-43-9-1-photo.jpg", "deleted conversation", 90);
     await copy("skills/notes/SKILL.md", "not a session file", 90);
+    // Left by a crash in the middle of an earlier pruning, and one being written now.
+    await copy("workspace/attachments/telegram/telegram-44-1-1-photo.jpg.0a1b2c3d4e5f.sync-tmp", "moved aside", 60);
+    await copy("sessions/s1/tool-results/call-9.txt.0a1b2c3d4e5f.sync-tmp", "being written", 0);
 
     const removed = await pruneSessionCopies({ homeFiles: sync.homeFiles, folders: FOLDERS, logger: silentLogger }, Date.now() - 30 * DAY_MS);
 
-    expect(removed).toBe(3);
-    for (const gone of [PHOTO, OUTPUT, "workspace/attachments/telegram/telegram-43-9-1-photo.jpg"]) expect({ gone, present: await exists(gone) }).toEqual({ gone, present: false });
-    for (const kept of ["sessions/s1/tool-results/recent.txt", "skills/notes/SKILL.md"]) expect({ kept, present: await exists(kept) }).toEqual({ kept, present: true });
+    expect(removed).toBe(4);
+    for (const gone of [PHOTO, OUTPUT, "workspace/attachments/telegram/telegram-43-9-1-photo.jpg", "workspace/attachments/telegram/telegram-44-1-1-photo.jpg.0a1b2c3d4e5f.sync-tmp"]) expect({ gone, present: await exists(gone) }).toEqual({ gone, present: false });
+    for (const kept of ["sessions/s1/tool-results/recent.txt", "skills/notes/SKILL.md", "sessions/s1/tool-results/call-9.txt.0a1b2c3d4e5f.sync-tmp"]) expect({ kept, present: await exists(kept) }).toEqual({ kept, present: true });
     // The folders stay for the files about to be written into them.
     expect(await readdir(path.join(home, "workspace", "attachments", "telegram"))).toEqual([]);
   });
