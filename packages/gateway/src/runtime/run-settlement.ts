@@ -25,8 +25,9 @@ export function runSettlement(deps: {
     deps.runDuration.observe((Date.now() - record.receivedAt) / 1000, { outcome });
     const message = JSON.parse(record.payload) as InboundMessage;
     if (outcome === "failed" && (record.status === "queued" || record.status === "running")) {
-      await deps.store.inbound.setStatus(inboundId, "failed");
+      // The notice first: a settling cut off in between and tried again sends it twice rather than never.
       await deps.notice(message, GAVE_UP_NOTICE);
+      await deps.store.inbound.setStatus(inboundId, "failed");
     }
     deps.markDone(message);
   };
