@@ -2,6 +2,7 @@ import type { TSchema } from "@sinclair/typebox";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { defineTool, type AnyToolDefinition } from "../tools/types.js";
 import type { McpServerConnection } from "./server-connection.js";
+import { providerSafeInputSchema } from "./input-schema.js";
 import { mcpToolName } from "./tool-name.js";
 
 /** The connection's own timeout answers first (and counts for the breaker); the executor's deadline is a backstop. */
@@ -28,12 +29,11 @@ function describe(server: string, tool: Tool): string {
 }
 
 /**
- * The plain JSON Schema is used as it is: pi-ai validates plain JSON Schema (and coerces "5" to 5 for a number, which a
- * TypeBox-wrapped schema would not). `$schema` is dropped because some providers reject unknown top-level keys.
+ * The plain JSON Schema, mended where providers refuse it (input-schema.ts): pi-ai validates plain JSON Schema (and
+ * coerces "5" to 5 for a number, which a TypeBox-wrapped schema would not).
  */
 function parametersOf(tool: Tool): TSchema {
-  const { $schema: _dialect, ...schema } = tool.inputSchema as Tool["inputSchema"] & { $schema?: unknown };
-  return { ...schema, type: "object" } as unknown as TSchema;
+  return providerSafeInputSchema(tool.inputSchema) as unknown as TSchema;
 }
 
 function argumentsOf(args: unknown): Record<string, unknown> {
