@@ -230,7 +230,9 @@ export class BullMqWorkerHost {
       outcome = await this.processor(run.job, { signal: run.signal });
     } catch (error) {
       if (run.abortCause() === "shutdown") return this.handBack(job, token);
-      if (run.abortCause() === undefined && (await this.storeAway())) return this.waitForStore(job, token, error);
+      // Looked at again after asking: a stop that came meanwhile must not be undone by a retry.
+      if (run.abortCause() === undefined && (await this.storeAway()) && run.abortCause() === undefined) return this.waitForStore(job, token, error);
+      if (run.abortCause() === "shutdown") return this.handBack(job, token);
       this.failed += 1;
       // Retrying a run the user stopped would undo the stop.
       if (run.abortCause() === "stop") throw new UnrecoverableError(`run stopped and then failed: ${messageOf(error)}`);

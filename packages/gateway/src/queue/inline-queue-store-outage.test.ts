@@ -42,6 +42,31 @@ describe("InlineQueue while the state database is away", () => {
     await queue.close();
   });
 
+  it("settles a run stopped while the database was being asked instead of running it again", async () => {
+    const { queue, scheduler, asked, answer } = queueAskingTheStore();
+    const settled: Array<[number, SettledOutcome]> = [];
+    queue.onSettled((job, outcome) => settled.push([job.inboundId, outcome]));
+    await queue.enqueue(JOB);
+    await asked;
+    await queue.stop(JOB.sessionKey);
+    answer(true);
+    await settleCallbacks();
+    expect(settled).toEqual([[7, "failed"]]);
+    expect(scheduler.waiting()).toEqual([]);
+    await queue.close();
+  });
+
+  it("leaves no retry behind when shutdown began while the database was being asked", async () => {
+    const { queue, scheduler, asked, answer } = queueAskingTheStore();
+    await queue.enqueue(JOB);
+    await asked;
+    const closed = queue.close();
+    answer(true);
+    await closed;
+    expect(await queue.waiting()).toBe(0);
+    expect(scheduler.waiting()).toEqual([]);
+  });
+
   it("counts a failure as usual while the database answers", async () => {
     const scheduler = new ManualScheduler();
     let attempts = 0;
@@ -64,3 +89,25 @@ describe("InlineQueue while the state database is away", () => {
     await queue.close();
   });
 });
+
+/** A queue whose only run fails, and whose question to the database is answered by the test. */
+function queueAskingTheStore(): { queue: InlineQueue; scheduler: ManualScheduler; asked: Promise<void>; answer: (away: boolean) => void } {
+  const scheduler = new ManualScheduler();
+  let answer: (away: boolean) => void = () => undefined;
+  let markAsked: () => void = () => undefined;
+  const asked = new Promise<void>((resolve) => (markAsked = resolve));
+  const queue = new InlineQueue(
+    async () => {
+      throw new Error("database is not currently accepting connections");
+    },
+    {
+      concurrency: 1,
+      scheduler,
+      storeAway: () => {
+        markAsked();
+        return new Promise<boolean>((resolve) => (answer = resolve));
+      },
+    },
+  );
+  return { queue, scheduler, asked, answer: (away) => answer(away) };
+}

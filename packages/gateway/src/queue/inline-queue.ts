@@ -175,8 +175,10 @@ export class InlineQueue implements AgentRunQueue {
     } catch (error) {
       result = { ok: false, error };
     }
-    // Asked before the slot frees, so the run cannot start again in between.
-    const waitForStore = !result.ok && handle.abortCause() === undefined && !this.closing && (await this.storeAway());
+    // Asked before the slot frees, so the run cannot start again in between; a stop or a shutdown that came while
+    // the database was asked wins, or the stopped run would run again and the closed queue would keep a timer.
+    const storeAway = !result.ok && handle.abortCause() === undefined && !this.closing && (await this.storeAway());
+    const waitForStore = storeAway && handle.abortCause() === undefined && !this.closing;
     try {
       if (waitForStore) this.waitForStore(queued, result);
       else this.conclude(queued, result, handle.abortCause());
