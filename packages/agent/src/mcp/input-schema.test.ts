@@ -42,6 +42,25 @@ describe("providerSafeInputSchema", () => {
     expect(providerSafeInputSchema({ properties: { any: true, never: false, odd: 3, city: { type: "string" } }, required: ["city", 4] })).toEqual({
       type: "object",
       properties: { any: {}, city: { type: "string" } },
+      required: ["city"],
+    });
+  });
+
+  it("writes `items: true` as {} and mends the schemas of a tuple's items list, leaving additionalProperties as it is", () => {
+    const mended = providerSafeInputSchema({
+      properties: {
+        anything: { type: "array", items: true },
+        pair: { type: "array", items: [{ type: "array" }, { type: "string" }], additionalItems: false },
+        labels: { type: "object", additionalProperties: true },
+      },
+    });
+    expect(mended).toEqual({
+      type: "object",
+      properties: {
+        anything: { type: "array", items: {} },
+        pair: { type: "array", items: [{ type: "array", items: {} }, { type: "string" }], additionalItems: false },
+        labels: { type: "object", additionalProperties: true },
+      },
     });
   });
 

@@ -6,7 +6,8 @@
  * - the top level is an object schema, and `$schema` is dropped (some providers reject unknown top-level keys);
  * - an array without `items` takes any items (`{}`);
  * - `properties` that is not an object is dropped, and so is an entry of it that is not a schema (`true`, "anything",
- *   becomes `{}`); so is a `required` that is not a list of names.
+ *   becomes `{}`); a `required` keeps only its names (a `required` that is no list goes), so the sound ones still hold;
+ * - `items: true` ("anything") becomes `{}`, and the schemas of a tuple's `items` list are mended too.
  * Nested schemas are mended the same way, to a bounded depth (deeper ones are left as they are).
  */
 export function providerSafeInputSchema(inputSchema: Record<string, unknown>): Record<string, unknown> {
@@ -29,9 +30,12 @@ function mend(schema: Record<string, unknown>, depth: number): Record<string, un
     const value = mended[key];
     if (isRecord(value)) mended[key] = mend(value, depth + 1);
   }
+  // Only for `items`: `additionalProperties: true` and the like are what providers expect there.
+  if (mended.items === true) mended.items = {};
+  if (Array.isArray(mended.items)) mended.items = mendList(mended.items, depth);
   for (const key of SCHEMA_LISTS) {
     const value = mended[key];
-    if (Array.isArray(value)) mended[key] = value.map((item) => (isRecord(item) ? mend(item, depth + 1) : item));
+    if (Array.isArray(value)) mended[key] = mendList(value, depth);
   }
   for (const key of SCHEMA_MAPS) {
     const value = mended[key];
@@ -44,9 +48,14 @@ function mend(schema: Record<string, unknown>, depth: number): Record<string, un
     const entries = Object.entries(value).flatMap(([name, entry]): Array<[string, Record<string, unknown>]> => (entry === true ? [[name, {}]] : isRecord(entry) ? [[name, mend(entry, depth + 1)]] : []));
     mended[key] = Object.fromEntries(entries);
   }
-  if ("required" in mended && !(Array.isArray(mended.required) && mended.required.every((name) => typeof name === "string"))) delete mended.required;
+  if (Array.isArray(mended.required)) mended.required = mended.required.filter((name) => typeof name === "string");
+  else delete mended.required;
   if (isArrayType(mended.type) && mended.items === undefined && mended.prefixItems === undefined) mended.items = {};
   return mended;
+}
+
+function mendList(schemas: unknown[], depth: number): unknown[] {
+  return schemas.map((item) => (isRecord(item) ? mend(item, depth + 1) : item));
 }
 
 function isArrayType(type: unknown): boolean {
