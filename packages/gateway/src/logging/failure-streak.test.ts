@@ -25,4 +25,23 @@ describe("FailureStreak", () => {
     ]);
     expect(logger.entries.filter((entry) => entry.level === "debug")).toHaveLength(60);
   });
+
+  it("logs a failure with a new cause at once, even within the minute, and the same cause again only as a reminder", () => {
+    const logger = recordingLogger();
+    let now = 0;
+    const streak = new FailureStreak(logger, { failed: "could not claim pending deliveries", recovered: "claiming pending deliveries works again", level: "error" }, () => now);
+    streak.failed({ error: new Error("connection refused") });
+    now = 1_000;
+    streak.failed({ error: new Error("connection refused") });
+    now = 2_000;
+    streak.failed({ error: new Error('password authentication failed for user "hermes"') });
+    now = 3_000;
+    streak.failed({ error: new Error("connection refused") });
+
+    const loud = logger.entries.filter((entry) => entry.level !== "debug").map((entry) => [entry.message, entry.fields.failures]);
+    expect(loud).toEqual([
+      ["could not claim pending deliveries", 1],
+      ["could not claim pending deliveries", 3],
+    ]);
+  });
 });
