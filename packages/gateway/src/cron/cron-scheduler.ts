@@ -89,7 +89,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     });
   };
 
-  const lookFailures = new FailureStreak(logger, { failed: "the scheduler could not look at the scheduled tasks; it tries again shortly", recovered: "the scheduler can look at the scheduled tasks again", level: "error" });
+  const lookFailures = new FailureStreak(logger, { failed: "the scheduler could not look at the scheduled tasks; it tries again shortly", recovered: "the scheduler can look at the scheduled tasks again", level: "error" }, () => clock.now());
   const lookAndSleep = async (): Promise<void> => {
     let delay = pollMs;
     try {
