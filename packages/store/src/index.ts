@@ -7,6 +7,7 @@ export { redactDatabaseUrl } from "./pg/redact-url.js";
 export { copySqliteToPostgres, type CopyError, type CopyResult, type CopyToPostgresOptions, type TableCopyCount } from "./copy/copy-to-postgres.js";
 export { migrateDatabase, type MigrateDatabaseOptions, type MigrateDatabaseResult } from "./copy/migrate-database.js";
 export type { WritableCheck } from "./writable-check.js";
+export { isStoreUnavailableError } from "./unavailable.js";
 export type { SessionRepository } from "./sessions.js";
 export type { MessageRepository } from "./messages.js";
 export type { SearchQuery, SearchSessions } from "./search.js";

@@ -1,6 +1,6 @@
 import type { HermesAgentResult, Logger, MemoryManager } from "@hermes/agent";
 import { SpanKind, trace, type Context, type Span } from "@opentelemetry/api";
-import type { ClaimedInbound, InboundRecord, NewDelivery, Store } from "@hermes/store";
+import { isStoreUnavailableError, type ClaimedInbound, type InboundRecord, type NewDelivery, type Store } from "@hermes/store";
 import { RunAbortedError, runJobId, type AgentRunJob } from "../queue/types.js";
 import { errorMessageOf, errorTypeOf, GATEWAY_SPAN_NAMES, gatewayTracer, markSpanFailed } from "../tracing/gateway-tracer.js";
 import { contextFromCarrier, storedTraceCarrier } from "../tracing/trace-carrier.js";
@@ -108,6 +108,9 @@ export function createRunProcessor(options: RunProcessorOptions) {
       logger.error("run failed", { error });
       markSpanFailed(span, errorTypeOf(error), errorMessageOf(error));
       if (handedOver(signal)) end = "interrupted";
+      // The database was out of reach (a restart, a failover, a cut connection): the queue runs it again (waiting while
+      // the database is away), where the crash reply would answer a message the run can still answer.
+      else if (isStoreUnavailableError(error)) throw error;
       else {
         await failRun(record, logger);
         end = "failed";
