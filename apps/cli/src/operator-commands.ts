@@ -2,6 +2,7 @@ import { fileMemoryStorage, silentLogger, type Logger, type MemoryStorage } from
 import { BUNDLED_HOOKS_DIR, PairingService, bootstrap, groupChatsOf, memoryStorageOf, openConfiguredStore, reportIssue, type GatewayConfig } from "@hermes/gateway";
 import type { Store } from "@hermes/store";
 import type { ParsedCommand } from "./cli/command-spec.js";
+import { executeCronCommand } from "./cron/cron-command.js";
 import { executeHooksCommand } from "./hooks/hooks-command.js";
 import { withSharedHookState } from "./hooks/hooks-shared-state.js";
 import { executeMemoryCommand } from "./memory/memory-command.js";
@@ -39,6 +40,11 @@ export function pairingCommand(command: ParsedCommand, io: OperatorIo): Promise<
       service: new PairingService({ store: store.pairing, notices: store.deliveries, logger }),
     }),
   );
+}
+
+/** `hermes cron …`: list and remove scheduled tasks; the running gateway sees a removal at its next look. */
+export function cronCommand(command: ParsedCommand, io: OperatorIo): Promise<number> {
+  return withStateStore(io, (store) => executeCronCommand(command, { stdout: io.stdout, stderr: io.stderr, store }));
 }
 
 /** `hermes sessions …`: list and read conversations. */

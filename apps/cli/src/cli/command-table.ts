@@ -68,7 +68,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { kind: "group", group: SESSIONS_GROUP, run: async (command, io) => (await import("../operator-commands.js")).sessionsCommand(command, io) },
   { kind: "group", group: MEMORY_GROUP, run: async (command, io) => (await import("../operator-commands.js")).memoryCommand(command, io) },
   { kind: "group", group: DB_GROUP, run: async (command, io) => (await import("../db/db-command.js")).dbCommand(command, io) },
-  { kind: "group", group: CRON_GROUP, run: async (command, io) => (await import("../cron/cron-run.js")).cronCommand(command, io) },
+  { kind: "group", group: CRON_GROUP, run: async (command, io) => (await import("../operator-commands.js")).cronCommand(command, io) },
   { kind: "group", group: MCP_GROUP, run: async (command, io) => (await import("../mcp/mcp-run.js")).mcpCommand(command, io) },
 ];
 
