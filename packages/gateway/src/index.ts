@@ -58,6 +58,7 @@ export { registerHealthRoutes, type HealthReport, type HealthRoutes } from "./ru
 export { createBudgetRefusalsMetric, createStoreUpMetric } from "./runtime/gateway-metrics.js";
 export { runReadinessChecks, storeCheck, type CheckResult, type ReadinessCheck, type ReadinessReport } from "./runtime/readiness.js";
 export { RedisProbe } from "./runtime/redis-probe.js";
+export { storeOutageCheck } from "./runtime/store-outage.js";
 export { createWorkerHealth, type WorkerHealthEndpoints, type WorkerHealthOptions } from "./runtime/health-worker.js";
 export { ConsoleAdapter, CONSOLE_CHAT_ID, type ConsoleAdapterOptions } from "./console/console-adapter.js";
 export { GatewayHttpServer, type HttpServerOptions } from "./http/http-server.js";

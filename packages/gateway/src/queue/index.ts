@@ -28,5 +28,5 @@ export {
   type SessionLockOptions,
 } from "./session-lock.js";
 export { STOP_CHANNEL, StopListener, parseStopMessage, publishStop } from "./stop-channel.js";
-export { STORE_RECHECK_MS, storeOutageCheck } from "./store-outage.js";
+export { STORE_RECHECK_MS } from "./store-outage.js";
 export { timerScheduler, type Scheduler } from "./scheduler.js";

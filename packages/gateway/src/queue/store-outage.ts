@@ -1,27 +1,2 @@
-import type { WritableCheck } from "@hermes/store";
-
-/** How long a run that failed while the state database was away waits before it tries again. */
+/** How long a run that failed while the state database was away waits before it tries again (runtime/store-outage.ts). */
 export const STORE_RECHECK_MS = 5_000;
-/** A database that does not answer the write check within this long counts as away. */
-const CHECK_TIMEOUT_MS = 2_000;
-
-/**
- * For the run queues: whether the state database is away right now (a PostgreSQL server down or refusing
- * connections, a SQLite file that cannot be written). A run that fails then is not counted as a failure: its
- * retries would all be spent within seconds of an outage, after which the message would wait for a restart, and the
- * person would not be answered once the database is back. A check that throws counts as away too.
- */
-export function storeOutageCheck(store: { checkWritable(): Promise<WritableCheck> }): () => Promise<boolean> {
-  return async () => {
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(true), CHECK_TIMEOUT_MS);
-      timer.unref();
-    });
-    try {
-      return await Promise.race([store.checkWritable().then((check) => !check.ok, () => true), timedOut]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-}

@@ -1,7 +1,7 @@
 import type { Counter, Gauge, Histogram, MetricsRegistry } from "@hermes/agent";
 import type { WritableCheck } from "@hermes/store";
 import type { GatewayRole } from "./gateway-election.js";
-import { runReadinessChecks, storeCheck } from "./readiness.js";
+import { storeTakesWrites } from "./readiness.js";
 
 export interface GatewayMetrics {
   received: Counter;
@@ -65,7 +65,7 @@ const STORE_SCRAPE_TIMEOUT_MS = 900;
  */
 export function createStoreUpMetric(registry: MetricsRegistry, store: { checkWritable(): Promise<WritableCheck> }): void {
   registry.gauge("store_up", "1 while the state database (SQLite or PostgreSQL) takes writes, 0 while it does not or does not answer; probed at each scrape.", {
-    collect: async () => ((await runReadinessChecks({ store: storeCheck(store) }, STORE_SCRAPE_TIMEOUT_MS)).status === "ready" ? 1 : 0),
+    collect: async () => ((await storeTakesWrites(store, STORE_SCRAPE_TIMEOUT_MS)) ? 1 : 0),
   });
 }
 

@@ -49,6 +49,14 @@ export function storeCheck(store: { checkWritable(): Promise<WritableCheck> }): 
   };
 }
 
+/**
+ * Whether the store takes writes within `timeoutMs`: a slow answer counts as no (the store check, bounded as
+ * /readyz bounds it; for `hermes_store_up` and the run queues' wait while the database is away).
+ */
+export async function storeTakesWrites(store: { checkWritable(): Promise<WritableCheck> }, timeoutMs: number): Promise<boolean> {
+  return (await runReadinessChecks({ store: storeCheck(store) }, timeoutMs)).status === "ready";
+}
+
 async function bounded(check: ReadinessCheck | undefined, timeoutMs: number): Promise<CheckResult> {
   if (check === undefined) return { ok: false, detail: "no check" };
   let timer: NodeJS.Timeout | undefined;

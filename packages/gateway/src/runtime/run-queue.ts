@@ -8,7 +8,7 @@ import { approvalGateFor } from "../approval/approval-wiring.js";
 import { createRunProcessor } from "../core/run-processor.js";
 import { InlineQueue } from "../queue/inline-queue.js";
 import { InMemorySessionLock } from "../queue/session-lock.js";
-import { storeOutageCheck } from "../queue/store-outage.js";
+import { storeOutageCheck } from "./store-outage.js";
 import type { AgentRunQueue } from "../queue/types.js";
 import { InMemorySessionWaiters, wakingSessionLock } from "../queue/session-waiters.js";
 import { createWithSessionLock, type WithSessionLock } from "./command-session-lock.js";
