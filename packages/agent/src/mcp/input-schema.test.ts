@@ -39,9 +39,9 @@ describe("providerSafeInputSchema", () => {
 
   it("drops properties and required that are not what their names say, and writes a `true` property as {}", () => {
     expect(providerSafeInputSchema({ type: "object", properties: ["city"], required: "city" })).toEqual({ type: "object" });
-    expect(providerSafeInputSchema({ properties: { any: true, never: false, odd: 3, city: { type: "string" } }, required: ["city", 4] })).toEqual({
+    expect(providerSafeInputSchema({ properties: { anything: true, never: false, odd: 3, city: { type: "string" } }, required: ["city", 4] })).toEqual({
       type: "object",
-      properties: { any: {}, city: { type: "string" } },
+      properties: { anything: {}, city: { type: "string" } },
       required: ["city"],
     });
   });
